@@ -1,0 +1,117 @@
+import { OmniMediaError } from './core/errors.ts';
+import { HttpClient, type Fetch } from './core/http.ts';
+import { createLogger, isLogLevel, type LogLevel, type Logger } from './core/logger.ts';
+import { isBrowser, readEnv } from './core/runtime.ts';
+import { Images } from './resources/images.ts';
+import { Tasks } from './resources/tasks.ts';
+import { Uploads } from './resources/uploads.ts';
+import { Videos } from './resources/videos.ts';
+
+/** Options of `new OmniMedia({...})`. Every one is optional. */
+export interface ClientOptions {
+  /** Default: `OMNIMEDIA_API_KEY`. Submissions and uploads need it; task queries do not. */
+  apiKey?: string | undefined;
+  /** The service's address. Default: `OMNIMEDIA_BASE_URL`. There is no built-in host. */
+  baseURL?: string | undefined;
+  /** Per-request timeout in ms. Default 60,000. */
+  timeout?: number;
+  /** Per-request timeout of uploads in ms. Default 600,000. */
+  uploadTimeout?: number;
+  /** Retries of a failed request, under the retry policy (see the README). Default 2. */
+  maxRetries?: number;
+  /** A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). */
+  fetch?: Fetch;
+  /** Headers sent with every request. */
+  defaultHeaders?: Record<string, string>;
+  /**
+   * Allow an API key in a browser, where anyone who opens the page can read it. Not needed
+   * for a keyless client (task queries need no key).
+   */
+  dangerouslyAllowBrowser?: boolean;
+  /** Where log lines go. Default `console`. The API key never appears in them. */
+  logger?: Logger;
+  /** Default: `OMNIMEDIA_LOG`, else `warn`. */
+  logLevel?: LogLevel;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_UPLOAD_TIMEOUT_MS = 600_000;
+const DEFAULT_MAX_RETRIES = 2;
+
+function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0)
+    throw new OmniMediaError(`new OmniMedia: ${name} must be a non-negative integer (got ${String(value)})`);
+  return value;
+}
+
+/**
+ * The client of the image and video generation service.
+ *
+ * @example
+ * ```ts
+ * import { OmniMedia } from 'omnimedia';
+ *
+ * const client = new OmniMedia(); // OMNIMEDIA_API_KEY and OMNIMEDIA_BASE_URL from the environment
+ * const video = await client.videos.generate({ prompt: 'a fox in the snow', seconds: 6 }).wait();
+ * console.log(video.data?.[0]?.url);
+ * ```
+ */
+export class OmniMedia {
+  readonly images: Images;
+  readonly videos: Videos;
+  readonly uploads: Uploads;
+  readonly tasks: Tasks;
+
+  /** The service's address, ending in `/`. */
+  readonly baseURL: string;
+  /** Per-request timeout of uploads in ms. */
+  readonly uploadTimeout: number;
+  /** @internal The one HTTP layer every resource goes through. */
+  readonly http: HttpClient;
+  /** @internal */
+  readonly logger: Logger;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? readEnv('OMNIMEDIA_API_KEY');
+    const baseURL = options.baseURL ?? readEnv('OMNIMEDIA_BASE_URL');
+    if (!baseURL) {
+      throw new OmniMediaError(
+        'new OmniMedia: no base URL. Pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable.',
+      );
+    }
+    if (!URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol)) {
+      throw new OmniMediaError(`new OmniMedia: baseURL must be an absolute http(s) URL (got "${baseURL}")`);
+    }
+    if (apiKey && isBrowser() && !options.dangerouslyAllowBrowser) {
+      throw new OmniMediaError(
+        'new OmniMedia: an API key in a browser can be read by anyone who opens the page. ' +
+          'Keep the key on a server, use a keyless client in the browser (task queries need no key), ' +
+          'or pass dangerouslyAllowBrowser: true if you accept the risk.',
+      );
+    }
+    const envLevel = readEnv('OMNIMEDIA_LOG');
+    const level = options.logLevel ?? (isLogLevel(envLevel) ? envLevel : 'warn');
+    this.logger = createLogger(options.logger ?? console, level, apiKey);
+    this.baseURL = baseURL.endsWith('/') ? baseURL : `${baseURL}/`;
+    this.uploadTimeout = nonNegativeInteger('uploadTimeout', options.uploadTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
+    this.http = new HttpClient({
+      baseURL: this.baseURL,
+      apiKey,
+      timeout: nonNegativeInteger('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
+      maxRetries: nonNegativeInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES),
+      fetch: options.fetch,
+      defaultHeaders: { ...options.defaultHeaders },
+      logger: this.logger,
+    });
+    this.images = new Images(this);
+    this.videos = new Videos(this);
+    this.uploads = new Uploads(this);
+    this.tasks = new Tasks(this);
+  }
+
+  /** `true` when the client has an API key (submissions and uploads need one). */
+  get hasApiKey(): boolean {
+    return this.http.apiKey !== undefined;
+  }
+}

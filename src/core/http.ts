@@ -1,0 +1,142 @@
+import ky, { isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import { apiErrorFromResponse } from './api-error.ts';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError } from './errors.ts';
+import { redact, type Logger } from './logger.ts';
+import { withRetries, type RetryKind } from './retry.ts';
+
+/** The `fetch` the client calls: the platform's by default, or the `fetch` option. */
+export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface HttpConfig {
+  baseURL: string;
+  apiKey: string | undefined;
+  timeout: number;
+  maxRetries: number;
+  fetch: Fetch | undefined;
+  defaultHeaders: Record<string, string>;
+  logger: Logger;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Relative to the base URL, e.g. `v1/tasks/abc`. */
+  path: string;
+  /** Sends `Authorization: Bearer`, and fails locally when the client has no key. */
+  auth: boolean;
+  retry: RetryKind;
+  /** A JSON body. */
+  json?: unknown;
+  /** Any other body, built anew for every attempt (a retried upload re-opens its source). */
+  body?: () => BodyInit | Promise<BodyInit>;
+  /** Words for messages, e.g. `images.generate`. */
+  what: string;
+  taskId?: string | undefined;
+  timeout?: number | undefined;
+  maxRetries?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** Called with each failed attempt before its retry. */
+  onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
+}
+
+/** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
+export class HttpClient {
+  readonly #ky: KyInstance;
+  readonly #config: HttpConfig;
+
+  constructor(config: HttpConfig) {
+    this.#config = config;
+    this.#ky = ky.create({
+      prefix: config.baseURL,
+      // ky's retry would tee every upload body into memory; ours rebuilds the body instead.
+      retry: 0,
+      throwHttpErrors: false,
+      headers: config.defaultHeaders,
+      ...(config.fetch ? { fetch: config.fetch } : {}),
+    });
+  }
+
+  get apiKey(): string | undefined {
+    return this.#config.apiKey;
+  }
+
+  /** Send the request under the retry policy; resolve with the parsed JSON body. */
+  async request(request: HttpRequest): Promise<unknown> {
+    const { apiKey, maxRetries, logger } = this.#config;
+    if (request.auth && !apiKey) {
+      throw new AuthenticationError(
+        `${request.what} needs an API key: pass apiKey to new OmniMedia({...}) or set OMNIMEDIA_API_KEY. No request was sent.`,
+        { taskId: request.taskId },
+      );
+    }
+    return withRetries((attempt) => this.#attempt(request, attempt), {
+      kind: request.retry,
+      maxRetries: request.maxRetries ?? maxRetries,
+      signal: request.signal,
+      onRetry: (error, retry, delay) => {
+        logger.info(`${request.method} /${request.path} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        request.onRetry?.(error, retry, delay);
+      },
+    });
+  }
+
+  async #attempt(request: HttpRequest, attempt: number): Promise<unknown> {
+    const { apiKey, logger } = this.#config;
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await this.#ky(request.path, {
+        method: request.method,
+        timeout: request.timeout ?? this.#config.timeout,
+        ...(request.json !== undefined ? { json: request.json } : {}),
+        ...(request.body ? { body: await request.body() } : {}),
+        ...(request.auth ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (error) {
+      throw this.#failure(error, request);
+    }
+    const text = await response.text().catch((error: unknown) => {
+      throw this.#failure(error, request);
+    });
+    logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
+    if (!response.ok) {
+      throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
+        apiKey,
+        taskId: request.taskId,
+        what: request.what,
+      });
+    }
+    try {
+      return text ? (JSON.parse(text) as unknown) : undefined;
+    } catch (error) {
+      throw new APIError(`${request.what}: the service answered ${response.status} with a body that is not JSON`, {
+        status: response.status,
+        body: text,
+        headers: response.headers,
+        taskId: request.taskId,
+        cause: error,
+      });
+    }
+  }
+
+  // A request that got no response: the caller's abort passes through untouched.
+  #failure(error: unknown, request: HttpRequest): unknown {
+    if (request.signal?.aborted) return request.signal.reason;
+    const detail = redact(String((error as Error)?.message ?? error), this.#config.apiKey);
+    if (isTimeoutError(error)) {
+      return new APITimeoutError(`${request.what}: no response within ${request.timeout ?? this.#config.timeout} ms`, {
+        cause: error,
+        taskId: request.taskId,
+      });
+    }
+    if (isNetworkError(error) || error instanceof TypeError) {
+      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      const why = cause?.code ?? cause?.message ?? detail;
+      return new APIConnectionError(`${request.what}: could not reach the service (${redact(String(why), this.#config.apiKey)})`, {
+        cause: error,
+        taskId: request.taskId,
+      });
+    }
+    return error;
+  }
+}

@@ -1,0 +1,47 @@
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Anything with console's four methods: `console`, pino, winston... */
+export interface Logger {
+  error(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  debug(message: string, ...args: unknown[]): void;
+}
+
+const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+
+/** Remove every occurrence of `secret` from `text`. */
+export function redact(text: string, secret: string | undefined): string {
+  return secret ? text.split(secret).join('[redacted]') : text;
+}
+
+function redactValue(value: unknown, secret: string | undefined): unknown {
+  if (!secret) return value;
+  if (typeof value === 'string') return redact(value, secret);
+  if (value instanceof Error) return redact(String(value.stack ?? value.message), secret);
+  if (value && typeof value === 'object') {
+    try {
+      return JSON.parse(redact(JSON.stringify(value), secret)) as unknown;
+    } catch {
+      return '[unserializable]';
+    }
+  }
+  return value;
+}
+
+/**
+ * The logger the client uses: drops messages below `level` and scrubs the API key from
+ * messages and arguments, so a key cannot reach a log even through an echoed error body.
+ */
+export function createLogger(target: Logger, level: LogLevel, secret: string | undefined): Logger {
+  const at = (name: Exclude<LogLevel, 'off'>) =>
+    RANK[level] >= RANK[name]
+      ? (message: string, ...args: unknown[]) =>
+          target[name](`[omnimedia] ${redact(message, secret)}`, ...args.map((a) => redactValue(a, secret)))
+      : () => {};
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+}
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return typeof value === 'string' && value in RANK;
+}

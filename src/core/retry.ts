@@ -1,0 +1,101 @@
+import pRetry from 'p-retry';
+import { APIConnectionError, APIError, APITimeoutError, RateLimitError, ServiceUnavailableError } from './errors.ts';
+import { sleep } from './sleep.ts';
+
+/**
+ * What a request may be retried on.
+ * - `submission`: submissions and uploads. Retried only when the service surely did not take
+ *   the request (429, 503, a connection that failed before anything was sent), so a retry can
+ *   never create, and bill, a second task.
+ * - `query`: the task query, which is safe to repeat: retried on any transient failure.
+ */
+export type RetryKind = 'submission' | 'query';
+
+/** Longest `Retry-After` we sleep through; beyond it the error goes to the caller. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+const BASE_DELAY_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+
+// Connection failures where no byte of the request reached the service.
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+/** `true` when the error's cause chain shows the connection failed before the request was sent. */
+export function failedBeforeSending(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * Milliseconds the service asked us to wait, from `retry-after-ms`, or `Retry-After` as
+ * seconds or an HTTP date. `undefined` when absent or unreadable.
+ */
+export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** `true` when the error is one the given kind of request may be retried on. */
+export function isRetryable(error: unknown, kind: RetryKind): boolean {
+  if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) return true;
+  if (error instanceof APIConnectionError) {
+    if (kind === 'query') return true;
+    return !(error instanceof APITimeoutError) && failedBeforeSending(error);
+  }
+  return kind === 'query' && error instanceof APIError && error.status !== undefined && TRANSIENT_STATUS.has(error.status);
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based) after `error`, or `undefined` for no
+ * retry. The service's `Retry-After` is honoured (plus up to 10% jitter, never sooner); without
+ * it, exponential backoff from 0.5 s capped at 8 s, with jitter so that many clients spread out.
+ */
+export function retryDelay(error: unknown, kind: RetryKind, retry: number, random = Math.random): number | undefined {
+  if (!isRetryable(error, kind)) return undefined;
+  const asked = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
+  if (asked !== undefined) return asked > MAX_RETRY_AFTER_MS ? undefined : asked * (1 + 0.1 * random());
+  const backoff = Math.min(BASE_DELAY_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
+  return backoff * (0.75 + 0.25 * random());
+}
+
+export interface RetryOptions {
+  kind: RetryKind;
+  maxRetries: number;
+  signal?: AbortSignal | undefined;
+  onRetry?: (error: unknown, retry: number, delayMs: number) => void;
+}
+
+/** Run `attempt` under the one retry policy. The attempt rebuilds its request body each time. */
+export function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  return pRetry(attempt, {
+    retries: options.maxRetries,
+    // The delay is ours (Retry-After, jitter), slept in onFailedAttempt; p-retry adds none.
+    minTimeout: 0,
+    factor: 1,
+    ...(options.signal ? { signal: options.signal } : {}),
+    onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+      const delay = retriesLeft > 0 ? retryDelay(error, options.kind, attemptNumber) : undefined;
+      if (delay === undefined) throw error;
+      options.onRetry?.(error, attemptNumber, delay);
+      await sleep(delay, options.signal);
+    },
+  });
+}

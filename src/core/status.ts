@@ -1,0 +1,24 @@
+/**
+ * Task states. The spec shows `pending` and `completed`; `processing` and `failed` are the
+ * obvious others. Any other string is accepted and treated as "still running", so a new
+ * state on the service never breaks a wait.
+ */
+export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | (string & {});
+
+const SUCCESS = new Set(['completed', 'succeeded', 'success']);
+const FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled', 'expired', 'timeout', 'timed_out', 'rejected']);
+
+/** `true` for a status that means the task finished with results. */
+export function isSuccessStatus(status: string): boolean {
+  return SUCCESS.has(status.toLowerCase());
+}
+
+/** `true` for a status that means the task ended without results. */
+export function isFailureStatus(status: string): boolean {
+  return FAILURE.has(status.toLowerCase());
+}
+
+/** `true` once a task can no longer change. Unknown statuses are not terminal. */
+export function isTerminalStatus(status: string): boolean {
+  return isSuccessStatus(status) || isFailureStatus(status);
+}

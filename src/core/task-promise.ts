@@ -1,0 +1,37 @@
+import type { TaskResult } from '../schemas/task.ts';
+
+/** Options of `.wait()` and `client.tasks.wait()`. */
+export interface WaitOptions {
+  /** Give up after this many ms in all (default 10 min for images, 30 min for videos). */
+  timeout?: number;
+  /** Abort the wait; a sleep in progress ends at once. */
+  signal?: AbortSignal;
+  /** Called with each task seen while polling. */
+  onProgress?: (task: TaskResult, info: { elapsedMs: number; polls: number }) => void;
+  /** ms from submission to the first query (default 3000, the spec's recommendation). */
+  initialDelay?: number;
+  /** ms between the first queries; grows from here. */
+  interval?: number;
+  /** The interval grows up to this many ms. */
+  maxInterval?: number;
+}
+
+/**
+ * The submission, as a Promise, with `.wait()` to poll the task to its end:
+ * `await client.images.generate(p)` gives the submission (`task_id`, `status`),
+ * `await client.images.generate(p).wait()` gives the finished task.
+ */
+export type TaskPromise<Submission> = Promise<Submission> & {
+  /** Poll the submitted task until it completes. Rejects with `TaskFailedError` if it fails. */
+  wait(options?: WaitOptions): Promise<TaskResult>;
+};
+
+/** Attach `.wait()` to a submission promise. The submission is awaited before any sleep. */
+export function taskPromise<Submission extends { task_id: string }>(
+  submission: Promise<Submission>,
+  wait: (submission: Submission, options: WaitOptions | undefined) => Promise<TaskResult>,
+): TaskPromise<Submission> {
+  return Object.assign(submission, {
+    wait: (options?: WaitOptions) => submission.then((s) => wait(s, options)),
+  });
+}

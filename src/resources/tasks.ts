@@ -1,0 +1,68 @@
+import { DEFAULT_VIDEO_TIMEOUT_MS, waitForTask } from '../core/poll.ts';
+import { parseInput, parseResponse } from '../core/parse.ts';
+import type { WaitOptions } from '../core/task-promise.ts';
+import { mustBe } from '../schemas/fields.ts';
+import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
+import { APIResource } from './resource.ts';
+import * as z from 'zod/mini';
+
+const taskIdSchema = z.string(mustBe('a task id string')).check(z.minLength(1, 'must not be empty'));
+
+/** Options of `tasks.retrieve`. */
+export interface RetrieveOptions {
+  signal?: AbortSignal;
+  /** Per-request timeout in ms. */
+  timeout?: number;
+  /** Retries of transient failures (network, 5xx, 429). Default: the client's `maxRetries`. */
+  maxRetries?: number;
+}
+
+/** `GET /v1/tasks/{id}`, and waiting on it. Needs no API key. */
+export class Tasks extends APIResource {
+  /**
+   * Read a task. Needs no API key (the endpoint is public), so a keyless client can poll.
+   *
+   * @example
+   * ```ts
+   * const task = await client.tasks.retrieve('task_123');
+   * if (task.status === 'completed') console.log(task.data?.[0]?.url);
+   * ```
+   */
+  async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
+    parseInput(taskIdSchema, taskId, 'tasks.retrieve task id');
+    const body = await this.client.http.request({
+      method: 'GET',
+      path: `v1/tasks/${encodeURIComponent(taskId)}`,
+      auth: false,
+      retry: 'query',
+      what: `tasks.retrieve(${taskId})`,
+      taskId,
+      signal: options.signal,
+      timeout: options.timeout,
+      maxRetries: options.maxRetries,
+    });
+    return parseResponse(TaskResultSchema, body, `tasks.retrieve(${taskId})`, taskId);
+  }
+
+  /**
+   * Poll a task until it completes: resume a wait by id (after a restart, in another process).
+   * The first query is sent at once.
+   *
+   * @example
+   * ```ts
+   * const task = await client.tasks.wait('task_123', { timeout: 120_000 });
+   * ```
+   */
+  async wait(taskId: string, options: WaitOptions & { submittedAt?: number; defaultTimeout?: number } = {}): Promise<TaskResult> {
+    parseInput(taskIdSchema, taskId, 'tasks.wait task id');
+    return waitForTask(
+      {
+        taskId,
+        submittedAt: options.submittedAt,
+        defaultTimeout: options.defaultTimeout ?? DEFAULT_VIDEO_TIMEOUT_MS,
+        retrieve: (signal) => this.retrieve(taskId, { maxRetries: 0, ...(signal ? { signal } : {}) }),
+      },
+      options,
+    );
+  }
+}

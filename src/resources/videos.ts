@@ -1,0 +1,152 @@
+import type { ValidationIssue } from '../core/errors.ts';
+import { parseInput, toValidationIssues } from '../core/parse.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS } from '../core/poll.ts';
+import { resolveReference } from '../core/references.ts';
+import { submitTask, type RequestOptions } from '../core/submit.ts';
+import type { TaskPromise } from '../core/task-promise.ts';
+import { VideoTaskSubmissionSchema, type VideoTaskSubmission } from '../schemas/task.ts';
+import {
+  IMAGE_TO_VIDEO_MODEL,
+  MAX_REFERENCE_IMAGES,
+  TEXT_TO_VIDEO_MODEL,
+  VIDEO_EDIT_MODEL,
+  VideoEditBodySchema,
+  VideoGenerateBodySchema,
+  videoPromptSchema,
+  type VideoEditParams,
+  type VideoGenerateParams,
+  type VideoImageReference,
+  type VideoMessage,
+} from '../schemas/videos.ts';
+import { APIResource } from './resource.ts';
+import * as z from 'zod/mini';
+
+/** The spec's message shape: image parts first, then the text. */
+function messagesFrom(prompt: string, imageUrls: readonly string[]): VideoMessage[] {
+  if (imageUrls.length === 0) return [{ role: 'user', content: prompt }];
+  return [
+    {
+      role: 'user',
+      content: [
+        ...imageUrls.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+        { type: 'text' as const, text: prompt },
+      ],
+    },
+  ];
+}
+
+/** Check the `{prompt}` form's prompt, collecting issues instead of throwing. */
+function checkPrompt(prompt: unknown, issues: ValidationIssue[]): string {
+  const result = z.safeParse(videoPromptSchema, prompt);
+  if (!result.success) issues.push(...toValidationIssues(result.error, 'prompt'));
+  return prompt as string;
+}
+
+/** The prompt when valid; else its issues are recorded and a placeholder keeps the body well-formed. */
+function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string {
+  const before = issues.length;
+  const text = checkPrompt(prompt, issues);
+  return issues.length === before ? text : '-';
+}
+
+/** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
+export class Videos extends APIResource {
+  /**
+   * Submit a text-to-video or image-to-video task. Give `prompt` (and up to 3 `images`) and
+   * the SDK builds the chat `messages`, or pass raw `messages`. `seconds` may be a number.
+   *
+   * @example
+   * ```ts
+   * const video = await client.videos
+   *   .generate({ prompt: 'a paper boat on a river', seconds: 8, resolution: '1080p' })
+   *   .wait();
+   * console.log(video.data?.[0]?.url);
+   * ```
+   */
+  generate(params: VideoGenerateParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
+    return submitTask(
+      this.client,
+      {
+        path: 'v1/video/generate',
+        what: 'videos.generate',
+        schema: VideoTaskSubmissionSchema,
+        defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        body: () => {
+          const issues: ValidationIssue[] = [];
+          const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
+            images?: VideoImageReference[];
+          };
+          if (messages !== undefined) {
+            if (prompt !== undefined || images !== undefined)
+              issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
+            return parseInput(VideoGenerateBodySchema, { ...rest, model, messages }, 'videos.generate params', issues);
+          }
+          const text = checkPrompt(prompt, issues);
+          let urls: string[] = [];
+          if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
+          else if (images) {
+            if (images.length > MAX_REFERENCE_IMAGES)
+              issues.push({
+                path: 'images',
+                message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
+              });
+            urls = images.map((ref, i) => resolveReference(ref, 'url', `images[${i}]`, issues));
+            urls.forEach((url, i) => {
+              if (typeof url !== 'string' || url === '')
+                issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
+            });
+          }
+          const chosen = model ?? (urls.length > 0 ? IMAGE_TO_VIDEO_MODEL : TEXT_TO_VIDEO_MODEL);
+          if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
+            issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
+          if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
+            issues.push({ path: 'images', message: `${IMAGE_TO_VIDEO_MODEL} (image to video) needs at least one reference image` });
+          // With the prompt or images already reported, build well-formed messages so the
+          // report names the fields the caller wrote, not the messages we derive.
+          const messagesOk = issues.length === 0;
+          const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
+          return parseInput(VideoGenerateBodySchema, body, 'videos.generate params', issues);
+        },
+      },
+      options,
+    );
+  }
+
+  /**
+   * Submit a video editing task on an uploaded video (its `upload_id`, or the record
+   * `uploads.video` returned). Edits take no `seconds`.
+   *
+   * @example
+   * ```ts
+   * const clip = await client.uploads.video('./clip.mp4');
+   * const edited = await client.videos.edit({ prompt: 'make it snow', input_video: clip }).wait();
+   * ```
+   */
+  edit(params: VideoEditParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
+    return submitTask(
+      this.client,
+      {
+        path: 'v1/video/edits',
+        what: 'videos.edit',
+        schema: VideoTaskSubmissionSchema,
+        defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        body: () => {
+          const issues: ValidationIssue[] = [];
+          const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
+          if (messages !== undefined && prompt !== undefined)
+            issues.push({ path: 'messages', message: 'give either messages or prompt, not both' });
+          const uploadId =
+            input_video === undefined ? undefined : resolveReference(input_video, 'upload_id', 'input_video', issues);
+          const body = {
+            ...rest,
+            model: model ?? VIDEO_EDIT_MODEL,
+            messages: messages ?? messagesFrom(promptOrPlaceholder(prompt, issues), []),
+            ...(uploadId !== undefined ? { input_video: { upload_id: uploadId } } : {}),
+          };
+          return parseInput(VideoEditBodySchema, body, 'videos.edit params', issues);
+        },
+      },
+      options,
+    );
+  }
+}

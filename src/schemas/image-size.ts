@@ -1,0 +1,28 @@
+/** `auto` or `WIDTHxHEIGHT`. The service's rules are checked by {@link imageSizeProblem}. */
+export type ImageSize = 'auto' | `${number}x${number}`;
+
+const MAX_SIDE = 3840;
+const MAX_RATIO = 3;
+const MIN_PIXELS = 655_360;
+const MAX_PIXELS = 8_294_400;
+
+/**
+ * The rule a `size` breaks, or `undefined` when the service accepts it: both sides multiples
+ * of 16, the longer side at most 3840, aspect ratio at most 3:1, 655,360 to 8,294,400 pixels.
+ */
+export function imageSizeProblem(size: string): string | undefined {
+  if (size === 'auto') return undefined;
+  const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
+  if (!match) return 'must be "auto" or "WIDTHxHEIGHT", e.g. "1024x1024"';
+  const width = Number(match[1]);
+  const height = Number(match[2]);
+  const longer = Math.max(width, height);
+  const shorter = Math.min(width, height);
+  if (width % 16 !== 0 || height % 16 !== 0) return `both sides must be multiples of 16 (got ${size})`;
+  if (longer > MAX_SIDE) return `the longer side must be at most ${MAX_SIDE} (got ${longer})`;
+  if (longer > MAX_RATIO * shorter) return `the aspect ratio must be at most 3:1 (got ${size})`;
+  const pixels = width * height;
+  if (pixels < MIN_PIXELS || pixels > MAX_PIXELS)
+    return `the pixel count must be 655,360 to 8,294,400 (got ${pixels.toLocaleString('en-US')})`;
+  return undefined;
+}

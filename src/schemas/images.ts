@@ -1,0 +1,92 @@
+import * as z from 'zod/mini';
+import {
+  MAX_IMAGE_PROMPT_LENGTH,
+  callbackUrlSchema,
+  enumSchema,
+  modelSchema,
+  mustBe,
+  promptSchema,
+} from './fields.ts';
+import { imageSizeProblem, type ImageSize } from './image-size.ts';
+
+export type { ImageSize } from './image-size.ts';
+
+export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
+export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
+
+/** Fields shared by image generation and image editing. */
+export interface ImageOptions {
+  /** `auto` (the default) or `WIDTHxHEIGHT`: sides multiples of 16, longer side ≤ 3840, ratio ≤ 3:1, 655,360–8,294,400 px. */
+  size?: ImageSize;
+  /** Number of images, 1 to 4. Default 1. */
+  n?: 1 | 2 | 3 | 4;
+  /** Default `auto`. */
+  quality?: ImageQuality;
+  /** The service POSTs the finished task here. */
+  callback_url?: string;
+}
+
+/** Parameters of `client.images.generate`. */
+export interface ImageGenerateParams extends ImageOptions {
+  model: string;
+  /** At most 4,000 characters (code points). */
+  prompt: string;
+}
+
+const sizeSchema = z.string(mustBe('a string such as "1024x1024" or "auto"')).check(
+  z.superRefine((value, ctx) => {
+    const problem = imageSizeProblem(value);
+    if (problem) ctx.issues.push({ code: 'custom', input: value, message: problem });
+  }),
+);
+
+const nSchema = z.int(mustBe('an integer from 1 to 4')).check(
+  z.gte(1, 'must be an integer from 1 to 4'),
+  z.lte(4, 'must be an integer from 1 to 4'),
+);
+
+export const imageOptionsShape = {
+  size: z.optional(sizeSchema),
+  n: z.optional(nSchema),
+  quality: z.optional(enumSchema(IMAGE_QUALITIES)),
+  callback_url: z.optional(callbackUrlSchema),
+};
+
+/** The JSON body of `POST /v1/images/generations`. Unknown fields pass through. */
+export const ImageGenerateParamsSchema = z.looseObject({
+  model: modelSchema,
+  prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
+  ...imageOptionsShape,
+});
+
+/** The JSON body of `POST /v1/images/edits`, once every image is an uploaded URL. */
+export const ImageEditBodySchema = z.looseObject({
+  model: modelSchema,
+  prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
+  image: z.union(
+    [
+      z.string().check(z.minLength(1, 'must not be empty')),
+      z.array(z.string(mustBe('an uploaded image URL')).check(z.minLength(1, 'must not be empty'))).check(
+        z.minLength(1, 'must hold at least one image'),
+      ),
+    ],
+    mustBe('an uploaded image URL or a list of them'),
+  ),
+  mask: z.optional(z.string(mustBe('an uploaded image URL')).check(z.minLength(1, 'must not be empty'))),
+  ...imageOptionsShape,
+});
+export type ImageEditBody = z.infer<typeof ImageEditBodySchema>;
+
+/** An image already on the service: an upload URL, or the record `uploads.image` returned. */
+export type ImageReference = string | { url: string; expires_at?: number | null | undefined };
+
+/** Parameters of `client.images.edit`. */
+export interface ImageEditParams extends ImageOptions {
+  model: string;
+  /** The editing instruction; at most 4,000 characters (code points). */
+  prompt: string;
+  /** One image or several (multi-image editing), each an upload URL or upload record. */
+  image: ImageReference | ImageReference[];
+  /** A mask image: an upload URL or upload record. */
+  mask?: ImageReference;
+}

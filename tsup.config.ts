@@ -1,0 +1,22 @@
+import { defineConfig, type Options } from 'tsup';
+
+const shared: Options = {
+  entry: { index: 'src/index.ts' },
+  dts: true,
+  sourcemap: true,
+  target: 'node22',
+  platform: 'neutral',
+  treeshake: true,
+};
+
+export default defineConfig([
+  { ...shared, format: 'esm', clean: true },
+  {
+    ...shared,
+    format: 'cjs',
+    // ky and p-retry are ESM-only and Node 22.0-22.11 cannot require() an ES module, so the
+    // CJS build carries its own copy of them (and of p-retry's is-network-error). The ESM build
+    // keeps them as imports, so a user's bundler dedupes them.
+    noExternal: ['ky', 'p-retry', 'is-network-error'],
+  },
+]);

@@ -1,0 +1,18 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
+    },
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    // Tests talk to MSW or to servers on loopback only; anything else is a bug.
+    unstubGlobals: true,
+    testTimeout: 20_000,
+  },
+});
