@@ -2,6 +2,7 @@ import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LogLevel, type Logger } from './core/logger.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
+import { TaskEvents } from './core/task-events.ts';
 import { Images } from './resources/images.ts';
 import { Tasks } from './resources/tasks.ts';
 import { Uploads } from './resources/uploads.ts';
@@ -71,6 +72,8 @@ export class OmniMedia {
   readonly http: HttpClient;
   /** @internal */
   readonly logger: Logger;
+  /** @internal Verified callbacks publish here; pending waits listen. */
+  readonly taskEvents = new TaskEvents();
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv('OMNIMEDIA_API_KEY');
