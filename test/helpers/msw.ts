@@ -8,7 +8,7 @@ export const API_KEY = 'sk-test-0123456789abcdef';
 export const server = setupServer();
 
 export function useMsw(): typeof server {
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());
   return server;
