@@ -1,4 +1,4 @@
-import ky, { isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import type { KyInstance } from 'ky';
 import { apiErrorFromResponse } from './api-error.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError } from './errors.ts';
 import { redact, type Logger } from './logger.ts';
@@ -38,21 +38,37 @@ export interface HttpRequest {
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
 
+type KyModule = typeof import('ky');
+let kyModule: Promise<KyModule> | undefined;
+let loadedKy: KyModule | undefined;
+
+// ky is loaded at the first request, not at import: a cold `import('omnimedia')` stays cheap
+// (ky alone costs ~40 ms of module loading on Node), and a client that never sends pays nothing.
+function loadKy(): Promise<KyModule> {
+  return (kyModule ??= import('ky').then((module) => (loadedKy = module)));
+}
+
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
-  readonly #ky: KyInstance;
+  #ky: KyInstance | undefined;
   readonly #config: HttpConfig;
 
   constructor(config: HttpConfig) {
     this.#config = config;
-    this.#ky = ky.create({
+  }
+
+  async #client(): Promise<KyInstance> {
+    if (this.#ky) return this.#ky;
+    const { default: ky } = await loadKy();
+    const config = this.#config;
+    return (this.#ky ??= ky.create({
       prefix: config.baseURL,
       // ky's retry would tee every upload body into memory; ours rebuilds the body instead.
       retry: 0,
       throwHttpErrors: false,
       headers: config.defaultHeaders,
       ...(config.fetch ? { fetch: config.fetch } : {}),
-    });
+    }));
   }
 
   get apiKey(): string | undefined {
@@ -84,7 +100,8 @@ export class HttpClient {
     const started = performance.now();
     let response: Response;
     try {
-      response = await this.#ky(request.path, {
+      const ky = await this.#client();
+      response = await ky(request.path, {
         method: request.method,
         timeout: request.timeout ?? this.#config.timeout,
         ...(request.json !== undefined ? { json: request.json } : {}),
@@ -123,13 +140,14 @@ export class HttpClient {
   #failure(error: unknown, request: HttpRequest): unknown {
     if (request.signal?.aborted) return request.signal.reason;
     const detail = redact(String((error as Error)?.message ?? error), this.#config.apiKey);
-    if (isTimeoutError(error)) {
+    const ky = loadedKy;
+    if (ky?.isTimeoutError(error)) {
       return new APITimeoutError(`${request.what}: no response within ${request.timeout ?? this.#config.timeout} ms`, {
         cause: error,
         taskId: request.taskId,
       });
     }
-    if (isNetworkError(error) || error instanceof TypeError) {
+    if (ky?.isNetworkError(error) || error instanceof TypeError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
       const why = cause?.code ?? cause?.message ?? detail;
       return new APIConnectionError(`${request.what}: could not reach the service (${redact(String(why), this.#config.apiKey)})`, {
