@@ -1,0 +1,15 @@
+// CommonJS consumer: require('omnimedia') must work on every Node >= 22.0 (22.0-22.11 cannot
+// require() an ES module, which is why the CJS build carries ky and p-retry).
+const omnimedia = require('omnimedia');
+const testing = require('omnimedia/testing');
+
+if (typeof testing.startMockServer !== 'function') throw new Error("require('omnimedia/testing') has no startMockServer");
+
+(async () => {
+  const { runFlow } = await import('./flow.mjs');
+  const baseURL = process.argv[2] ?? process.env.OMNIMEDIA_BASE_URL;
+  console.log(await runFlow(omnimedia, baseURL, `node ${process.version} cjs`));
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

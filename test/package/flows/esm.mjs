@@ -1,0 +1,13 @@
+// ESM consumer: Node (22, 24, 26), Deno and Bun run this file from a project that installed
+// the packed tarball. The mock's URL comes from OMNIMEDIA_BASE_URL (or the first argument).
+import * as omnimedia from 'omnimedia';
+import { runFlow } from './flow.mjs';
+
+const env = globalThis.process?.env ?? {};
+const baseURL = globalThis.process?.argv?.[2] ?? env.OMNIMEDIA_BASE_URL;
+const runtime = globalThis.Deno
+  ? `deno ${Deno.version.deno}`
+  : globalThis.Bun
+    ? `bun ${Bun.version}`
+    : `node ${process.version} esm`;
+console.log(await runFlow(omnimedia, baseURL, runtime));
