@@ -34,3 +34,7 @@ export * from './schemas/images.ts';
 export * from './schemas/task.ts';
 export * from './schemas/uploads.ts';
 export * from './schemas/videos.ts';
+export type { Images } from './resources/images.ts';
+export type { Tasks } from './resources/tasks.ts';
+export type { Uploads } from './resources/uploads.ts';
+export type { Videos } from './resources/videos.ts';
