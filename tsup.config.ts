@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 const shared: Options = {
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', schemas: 'src/schemas/index.ts' },
   dts: true,
   sourcemap: true,
   target: 'node22',
@@ -18,5 +18,9 @@ export default defineConfig([
     // CJS build carries its own copy of them (and of p-retry's is-network-error). The ESM build
     // keeps them as imports, so a user's bundler dedupes them.
     noExternal: ['ky', 'p-retry', 'is-network-error'],
+    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
+    // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
+    // module, loaded at the first validation, as in the ESM build.
+    treeshake: false,
   },
 ]);

@@ -5,6 +5,7 @@ export default defineConfig({
   resolve: {
     alias: {
       'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },

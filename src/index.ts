@@ -30,10 +30,37 @@ export type { TaskPromise, WaitOptions } from './core/task-promise.ts';
 export type { RetrieveOptions } from './resources/tasks.ts';
 export type { UploadOptions } from './resources/uploads.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
-export * from './schemas/images.ts';
-export * from './schemas/task.ts';
-export * from './schemas/uploads.ts';
-export * from './schemas/videos.ts';
+// Types and constants only: the zod schemas are in 'omnimedia/schemas', so that importing
+// 'omnimedia' does not load zod (see src/core/validation.ts).
+export * from './schemas/constants.ts';
+export type {
+  ImageEditBody,
+  ImageEditParams,
+  ImageGenerateParams,
+  ImageOptions,
+  ImageQuality,
+  ImageReference,
+  ImageSize,
+} from './schemas/images.ts';
+export type { TaskAttempt, TaskOutput, TaskResult, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
+export type { ImageUpload, VideoUpload } from './schemas/uploads.ts';
+export type {
+  AspectRatio,
+  VideoContentPart,
+  VideoEditBody,
+  VideoEditModel,
+  VideoEditParams,
+  VideoGenerateBody,
+  VideoGenerateMessagesParams,
+  VideoGenerateModel,
+  VideoGenerateParams,
+  VideoGeneratePromptParams,
+  VideoImageReference,
+  VideoMessage,
+  VideoReference,
+  VideoResolution,
+  VideoSeconds,
+} from './schemas/videos.ts';
 export type { Images } from './resources/images.ts';
 export type { Tasks } from './resources/tasks.ts';
 export type { Uploads } from './resources/uploads.ts';

@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { OmniMedia } from '../client.ts';
-import { parseResponse } from './parse.ts';
 import { taskPromise, type TaskPromise } from './task-promise.ts';
+import { loadValidation, type Validation } from './validation.ts';
 
 /** Per-call options of every request method. */
 export interface RequestOptions {
@@ -17,8 +17,9 @@ export interface Submission<S extends z.core.$ZodType> {
   path: string;
   what: string;
   /** Validates the params and builds the JSON body; throws `ValidationError` before any request. */
-  body: () => Promise<Record<string, unknown>> | Record<string, unknown>;
-  schema: S;
+  body: (validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Picks the response's schema from the (lazily loaded) validation module. */
+  schema: (validation: Validation) => S;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
 }
@@ -34,7 +35,8 @@ export function submitTask<S extends z.core.$ZodType>(
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
   const sent = (async () => {
-    const json = await submission.body();
+    const validation = await loadValidation();
+    const json = await submission.body(validation);
     submittedAt = Date.now();
     const body = await client.http.request({
       method: 'POST',
@@ -47,7 +49,7 @@ export function submitTask<S extends z.core.$ZodType>(
       timeout: options.timeout,
       maxRetries: options.maxRetries,
     });
-    return parseResponse(submission.schema, body, submission.what) as z.output<S> & { task_id: string };
+    return validation.parseResponse(submission.schema(validation), body, submission.what) as z.output<S> & { task_id: string };
   })();
   return taskPromise(sent, (task, waitOptions) =>
     client.tasks.wait(task.task_id, { ...waitOptions, submittedAt, defaultTimeout: submission.defaultTimeout }),

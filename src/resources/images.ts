@@ -1,17 +1,10 @@
 import type { ValidationIssue } from '../core/errors.ts';
-import { parseInput } from '../core/parse.ts';
 import { DEFAULT_IMAGE_TIMEOUT_MS } from '../core/poll.ts';
 import { resolveReference } from '../core/references.ts';
 import { submitTask, type RequestOptions } from '../core/submit.ts';
 import type { TaskPromise } from '../core/task-promise.ts';
-import {
-  ImageEditBodySchema,
-  ImageGenerateParamsSchema,
-  type ImageEditParams,
-  type ImageGenerateParams,
-  type ImageReference,
-} from '../schemas/images.ts';
-import { TaskSubmissionSchema, type TaskSubmission } from '../schemas/task.ts';
+import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
+import type { TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
 /** `POST /v1/images/generations` and `POST /v1/images/edits`. */
@@ -33,9 +26,9 @@ export class Images extends APIResource {
       {
         path: 'v1/images/generations',
         what: 'images.generate',
-        schema: TaskSubmissionSchema,
+        schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
-        body: () => parseInput(ImageGenerateParamsSchema, params, 'images.generate params'),
+        body: (v) => v.parseInput(v.ImageGenerateParamsSchema, params, 'images.generate params'),
       },
       options,
     );
@@ -59,9 +52,9 @@ export class Images extends APIResource {
       {
         path: 'v1/images/edits',
         what: 'images.edit',
-        schema: TaskSubmissionSchema,
+        schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
-        body: () => {
+        body: (v) => {
           const issues: ValidationIssue[] = [];
           const url = (ref: ImageReference, path: string) => resolveReference(ref, 'url', path, issues);
           const { image, mask, ...rest } = params ?? ({} as ImageEditParams);
@@ -70,7 +63,7 @@ export class Images extends APIResource {
             image: Array.isArray(image) ? image.map((ref, i) => url(ref, `image[${i}]`)) : url(image, 'image'),
             ...(mask !== undefined ? { mask: url(mask, 'mask') } : {}),
           };
-          return parseInput(ImageEditBodySchema, body, 'images.edit params', issues);
+          return v.parseInput(v.ImageEditBodySchema, body, 'images.edit params', issues);
         },
       },
       options,

@@ -1,12 +1,23 @@
 import { DEFAULT_VIDEO_TIMEOUT_MS, waitForTask } from '../core/poll.ts';
-import { parseInput, parseResponse } from '../core/parse.ts';
+import { ValidationError } from '../core/errors.ts';
 import type { WaitOptions } from '../core/task-promise.ts';
-import { mustBe } from '../schemas/fields.ts';
-import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
+import { loadValidation } from '../core/validation.ts';
+import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
-import * as z from 'zod/mini';
 
-const taskIdSchema = z.string(mustBe('a task id string')).check(z.minLength(1, 'must not be empty'));
+// Checked without zod (which loads with the first response), so a wait starts its schedule
+// at once. Same issues as the zod rule it replaces: path '', "is required" / "must be ...".
+function checkTaskId(taskId: unknown, context: string): void {
+  const message =
+    taskId === undefined
+      ? 'is required'
+      : typeof taskId !== 'string'
+        ? 'must be a task id string'
+        : taskId.length === 0
+          ? 'must not be empty'
+          : undefined;
+  if (message) throw new ValidationError([{ path: '', message }], context);
+}
 
 /** Options of `tasks.retrieve`. */
 export interface RetrieveOptions {
@@ -29,7 +40,7 @@ export class Tasks extends APIResource {
    * ```
    */
   async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
-    parseInput(taskIdSchema, taskId, 'tasks.retrieve task id');
+    checkTaskId(taskId, 'tasks.retrieve task id');
     const body = await this.client.http.request({
       method: 'GET',
       path: `v1/tasks/${encodeURIComponent(taskId)}`,
@@ -41,6 +52,7 @@ export class Tasks extends APIResource {
       timeout: options.timeout,
       maxRetries: options.maxRetries,
     });
+    const { parseResponse, TaskResultSchema } = await loadValidation();
     return parseResponse(TaskResultSchema, body, `tasks.retrieve(${taskId})`, taskId);
   }
 
@@ -54,7 +66,7 @@ export class Tasks extends APIResource {
    * ```
    */
   async wait(taskId: string, options: WaitOptions & { submittedAt?: number; defaultTimeout?: number } = {}): Promise<TaskResult> {
-    parseInput(taskIdSchema, taskId, 'tasks.wait task id');
+    checkTaskId(taskId, 'tasks.wait task id');
     return waitForTask(
       {
         taskId,

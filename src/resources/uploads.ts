@@ -1,7 +1,7 @@
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, multipartBody, prepareFile, type UploadRule, type Uploadable } from '../core/files.ts';
-import { parseResponse } from '../core/parse.ts';
 import type { RequestOptions } from '../core/submit.ts';
-import { ImageUploadSchema, VideoUploadSchema, type ImageUpload, type VideoUpload } from '../schemas/uploads.ts';
+import { loadValidation, type Validation } from '../core/validation.ts';
+import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import { APIResource } from './resource.ts';
 import type * as z from 'zod/mini';
 
@@ -25,7 +25,7 @@ export class Uploads extends APIResource {
    * ```
    */
   image(file: Uploadable, options?: UploadOptions): Promise<ImageUpload> {
-    return this.#upload(file, IMAGE_UPLOAD_RULE, 'v1/uploads/images', ImageUploadSchema, options);
+    return this.#upload(file, IMAGE_UPLOAD_RULE, 'v1/uploads/images', (v) => v.ImageUploadSchema, options);
   }
 
   /**
@@ -39,14 +39,14 @@ export class Uploads extends APIResource {
    * ```
    */
   video(file: Uploadable, options?: UploadOptions): Promise<VideoUpload> {
-    return this.#upload(file, VIDEO_UPLOAD_RULE, 'v1/uploads/videos', VideoUploadSchema, options);
+    return this.#upload(file, VIDEO_UPLOAD_RULE, 'v1/uploads/videos', (v) => v.VideoUploadSchema, options);
   }
 
   async #upload<S extends z.core.$ZodType>(
     file: Uploadable,
     rule: UploadRule,
     path: string,
-    schema: S,
+    schema: (validation: Validation) => S,
     options: UploadOptions = {},
   ): Promise<z.output<S>> {
     const prepared = await prepareFile(file, rule, options.filename);
@@ -62,6 +62,7 @@ export class Uploads extends APIResource {
       timeout: options.timeout ?? this.client.uploadTimeout,
       maxRetries: options.maxRetries,
     });
-    return parseResponse(schema, body, what);
+    const validation = await loadValidation();
+    return validation.parseResponse(schema(validation), body, what);
   }
 }

@@ -7,11 +7,12 @@ import {
   mustBe,
   promptSchema,
 } from './fields.ts';
+import { IMAGE_QUALITIES } from './constants.ts';
 import { imageSizeProblem, type ImageSize } from './image-size.ts';
 
 export type { ImageSize } from './image-size.ts';
 
-export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
+export { IMAGE_QUALITIES } from './constants.ts';
 export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
 
 /** Fields shared by image generation and image editing. */

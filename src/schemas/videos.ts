@@ -1,10 +1,24 @@
 import * as z from 'zod/mini';
+import {
+  ASPECT_RATIOS,
+  IMAGE_TO_VIDEO_MODEL,
+  MAX_REFERENCE_IMAGES,
+  TEXT_TO_VIDEO_MODEL,
+  VIDEO_EDIT_MODEL,
+  VIDEO_RESOLUTIONS,
+  VIDEO_SECONDS,
+} from './constants.ts';
 import { callbackUrlSchema, enumSchema, modelSchema, mustBe, oneOf, promptSchema } from './fields.ts';
 
-export const VIDEO_SECONDS = ['4', '6', '8', '10'] as const;
-export const VIDEO_RESOLUTIONS = ['720p', '1080p', '4K'] as const;
-export const ASPECT_RATIOS = ['16:9', '9:16'] as const;
-export const MAX_REFERENCE_IMAGES = 3;
+export {
+  ASPECT_RATIOS,
+  IMAGE_TO_VIDEO_MODEL,
+  MAX_REFERENCE_IMAGES,
+  TEXT_TO_VIDEO_MODEL,
+  VIDEO_EDIT_MODEL,
+  VIDEO_RESOLUTIONS,
+  VIDEO_SECONDS,
+} from './constants.ts';
 
 /** Video length in seconds: 4, 6, 8 or 10 (default 10). Sent as a string, as the spec asks. */
 export type VideoSeconds = 4 | 6 | 8 | 10 | (typeof VIDEO_SECONDS)[number];
@@ -12,12 +26,6 @@ export type VideoSeconds = 4 | 6 | 8 | 10 | (typeof VIDEO_SECONDS)[number];
 export type VideoResolution = (typeof VIDEO_RESOLUTIONS)[number];
 export type AspectRatio = (typeof ASPECT_RATIOS)[number];
 
-/** Text to video. */
-export const TEXT_TO_VIDEO_MODEL = 'omni_flash';
-/** Image to video. */
-export const IMAGE_TO_VIDEO_MODEL = 'omni_flash_components';
-/** Video editing. */
-export const VIDEO_EDIT_MODEL = 'omni_flash_edit';
 
 export type VideoGenerateModel = typeof TEXT_TO_VIDEO_MODEL | typeof IMAGE_TO_VIDEO_MODEL | (string & {});
 export type VideoEditModel = typeof VIDEO_EDIT_MODEL | (string & {});

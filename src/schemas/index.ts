@@ -1,0 +1,7 @@
+// `omnimedia/schemas`: the zod (zod/mini) schemas of every request body and response, for
+// callers who validate or compose with them. Kept out of the main entry so that importing
+// 'omnimedia' does not load zod.
+export * from './images.ts';
+export * from './task.ts';
+export * from './uploads.ts';
+export * from './videos.ts';
