@@ -2,6 +2,9 @@
 // require() an ES module, which is why the CJS build carries ky and p-retry).
 const omnimedia = require('omnimedia');
 const testing = require('omnimedia/testing');
+const schemas = require('omnimedia/schemas');
+
+if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("require('omnimedia/schemas') has no TaskResultSchema");
 
 if (typeof testing.startMockServer !== 'function') throw new Error("require('omnimedia/testing') has no startMockServer");
 

@@ -1,7 +1,11 @@
 // ESM consumer: Node (22, 24, 26), Deno and Bun run this file from a project that installed
 // the packed tarball. The mock's URL comes from OMNIMEDIA_BASE_URL (or the first argument).
 import * as omnimedia from 'omnimedia';
+import * as schemas from 'omnimedia/schemas';
 import { runFlow } from './flow.mjs';
+
+// The zod schemas subpath resolves and holds real schemas.
+if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("omnimedia/schemas has no TaskResultSchema");
 
 const env = globalThis.process?.env ?? {};
 const baseURL = globalThis.process?.argv?.[2] ?? env.OMNIMEDIA_BASE_URL;

@@ -38,6 +38,7 @@ import OmniMediaDefault, {
   type VideoUpload,
   type WaitOptions,
 } from 'omnimedia';
+import { TaskResultSchema, VideoGenerateBodySchema } from 'omnimedia/schemas';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(_: T): void {}
@@ -74,6 +75,10 @@ export async function everything(): Promise<void> {
   await client.tasks.wait(task.task_id, wait);
   const keyless: boolean = new OmniMedia({ baseURL: 'http://127.0.0.1:1' }).hasApiKey;
   void keyless;
+
+  // The zod schemas subpath: real zod/mini schemas whose output is the public type.
+  const shape: TaskResult = TaskResultSchema.shape.task_id && finished;
+  void [shape, VideoGenerateBodySchema._zod.def.type];
 
   const problem: string | undefined = imageSizeProblem('1000x1000');
   const sniffed = sniffMediaType(new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
