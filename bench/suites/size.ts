@@ -29,8 +29,12 @@ export const ENTRIES = {
 export const wait = (baseURL, id) => new OmniMedia({ baseURL }).tasks.wait(id);`,
 } as const;
 
-export async function gzipSize(contents: string, resolveDir: string): Promise<{ min: number; gz: number }> {
+export async function gzipSize(
+  contents: string,
+  resolveDir: string,
+): Promise<{ min: number; gz: number; byPackage: Map<string, number> }> {
   const result = await build({
+    metafile: true,
     stdin: { contents, resolveDir, loader: 'js' },
     bundle: true,
     minify: true,
@@ -40,7 +44,15 @@ export async function gzipSize(contents: string, resolveDir: string): Promise<{ 
     logLevel: 'silent',
   });
   const code = result.outputFiles[0]!.contents;
-  return { min: code.byteLength, gz: gzipSync(code, { level: 9 }).byteLength };
+  // Minified bytes each package contributes (the metafile's bytesInOutput).
+  const byPackage = new Map<string, number>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1] ?? 'omnimedia';
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return { min: code.byteLength, gz: gzipSync(code, { level: 9 }).byteLength, byPackage };
 }
 
 const kib = (bytes: number) => (bytes / KiB).toFixed(1);
@@ -73,7 +85,9 @@ async function measureOthers(): Promise<(string | number)[][]> {
   return rows;
 }
 
-export async function measureOwn(): Promise<{ name: keyof typeof ENTRIES; min: number; gz: number }[]> {
+export async function measureOwn(): Promise<
+  { name: keyof typeof ENTRIES; min: number; gz: number; byPackage: Map<string, number> }[]
+> {
   const out = [];
   for (const name of Object.keys(ENTRIES) as (keyof typeof ENTRIES)[]) {
     out.push({ name, ...(await gzipSize(ENTRIES[name], ROOT)) });
@@ -81,7 +95,7 @@ export async function measureOwn(): Promise<{ name: keyof typeof ENTRIES; min: n
   return out;
 }
 
-export default async function size(): Promise<BenchTable> {
+export default async function size(): Promise<BenchTable[]> {
   const own = await measureOwn();
   const rows: (string | number)[][] = own.map(({ name, min, gz }) => [
     name === 'client' ? 'omnimedia (whole client)' : 'omnimedia (keyless tasks.wait)',
@@ -90,12 +104,21 @@ export default async function size(): Promise<BenchTable> {
     `${gz <= BUDGETS[name] * KiB ? 'ok' : 'over'} (target ≤ ${BUDGETS[name]}, CI ceiling ${CEILINGS[name]})`,
   ]);
   rows.push(...(await measureOthers()));
-  return {
-    title: 'Browser bundle size (esbuild --bundle --minify --platform=browser, KiB)',
-    columns: ['bundle', 'minified', 'gzip -9', 'budget'],
-    rows,
-    notes: ['Each row bundles `export * from <pkg>` unless named otherwise; dependencies included.'],
-  };
+  const whole = own.find((o) => o.name === 'client')!;
+  const parts = [...whole.byPackage].sort((a, b) => b[1] - a[1]);
+  return [
+    {
+      title: 'Browser bundle size (esbuild --bundle --minify --platform=browser, KiB)',
+      columns: ['bundle', 'minified', 'gzip -9', 'budget'],
+      rows,
+      notes: ['Each row bundles `export * from <pkg>` unless named otherwise; dependencies included.'],
+    },
+    {
+      title: 'What the whole-client bundle is made of (minified KiB, before gzip)',
+      columns: ['package', 'minified', 'share'],
+      rows: parts.map(([name, bytes]) => [name, kib(bytes), `${((100 * bytes) / whole.min).toFixed(0)}%`]),
+    },
+  ];
 }
 
 // `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling.
