@@ -1,3 +1,9 @@
+/**
+ * The client of the image and video generation service: `OmniMedia`, its errors, types and
+ * constants. The zod schemas are in `omnimedia/schemas`.
+ *
+ * @module omnimedia
+ */
 export { OmniMedia, OmniMedia as default, type ClientOptions } from './client.ts';
 export {
   APIConnectionError,

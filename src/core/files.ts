@@ -4,6 +4,13 @@ import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
 /**
  * A file to upload: a `Blob`/`File`, bytes (`Uint8Array`, Node `Buffer`, `ArrayBuffer`), or
  * (in Node) a path.
+ *
+ * @example
+ * ```ts
+ * await client.uploads.image('./photo.png');                  // a path (Node)
+ * await client.uploads.image(input.files[0]);                // a File from <input type="file">
+ * await client.uploads.image(new Uint8Array(await res.arrayBuffer()), { filename: 'a.png' });
+ * ```
  */
 export type Uploadable = Blob | Uint8Array | ArrayBuffer | string;
 

@@ -4,7 +4,19 @@ import { APIConnectionError, APIError, APITimeoutError, AuthenticationError } fr
 import { redact, type Logger } from './logger.ts';
 import { withRetries, type RetryKind } from './retry.ts';
 
-/** The `fetch` the client calls: the platform's by default, or the `fetch` option. */
+/**
+ * The `fetch` the client calls: the platform's by default, or the `fetch` option.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({
+ *   fetch: (input, init) => {
+ *     console.log('->', init?.method ?? 'GET', String(input));
+ *     return fetch(input, init);
+ *   },
+ * });
+ * ```
+ */
 export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface HttpConfig {

@@ -3,7 +3,17 @@ import type { OmniMedia } from '../client.ts';
 import { taskPromise, type TaskPromise } from './task-promise.ts';
 import { loadValidation, type Validation } from './validation.ts';
 
-/** Per-call options of every request method. */
+/**
+ * Per-call options of every request method.
+ *
+ * @example
+ * ```ts
+ * const submission = await client.images.generate(
+ *   { model: 'omni-image', prompt: 'a lighthouse' },
+ *   { timeout: 10_000, maxRetries: 0, signal: AbortSignal.timeout(15_000) },
+ * );
+ * ```
+ */
 export interface RequestOptions {
   /** Abort the request (and any retry sleep). */
   signal?: AbortSignal;

@@ -1,6 +1,16 @@
 import type { TaskResult } from '../schemas/task.ts';
 
-/** Options of `.wait()` and `client.tasks.wait()`. */
+/**
+ * Options of `.wait()` and `client.tasks.wait()`.
+ *
+ * @example
+ * ```ts
+ * const task = await client.videos.generate({ prompt: 'a fox' }).wait({
+ *   timeout: 20 * 60_000,
+ *   onProgress: (t, { elapsedMs }) => console.log(t.status, Math.round(elapsedMs / 1000), 's'),
+ * });
+ * ```
+ */
 export interface WaitOptions {
   /** Give up after this many ms in all (default 10 min for images, 30 min for videos). */
   timeout?: number;
@@ -20,6 +30,13 @@ export interface WaitOptions {
  * The submission, as a Promise, with `.wait()` to poll the task to its end:
  * `await client.images.generate(p)` gives the submission (`task_id`, `status`),
  * `await client.images.generate(p).wait()` gives the finished task.
+ *
+ * @example
+ * ```ts
+ * const pending = client.images.generate({ model: 'omni-image', prompt: 'a lighthouse' });
+ * const { task_id } = await pending;   // the submission
+ * const done = await pending.wait();   // the finished task (the same submission, not a second one)
+ * ```
  */
 export type TaskPromise<Submission> = Promise<Submission> & {
   /** Poll the submitted task until it completes. Rejects with `TaskFailedError` if it fails. */

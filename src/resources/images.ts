@@ -7,7 +7,15 @@ import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../sc
 import type { TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
-/** `POST /v1/images/generations` and `POST /v1/images/edits`. */
+/**
+ * `POST /v1/images/generations` and `POST /v1/images/edits`.
+ *
+ * @example
+ * ```ts
+ * const task = await client.images.generate({ model: 'omni-image', prompt: 'a lighthouse at dawn' }).wait();
+ * const edited = await client.images.edit({ model: 'omni-image', prompt: 'make it night', image: upload }).wait();
+ * ```
+ */
 export class Images extends APIResource {
   /**
    * Submit an image generation task. Await it for the submission, or `.wait()` for the result.

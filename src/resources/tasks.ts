@@ -19,7 +19,14 @@ function checkTaskId(taskId: unknown, context: string): void {
   if (message) throw new ValidationError([{ path: '', message }], context);
 }
 
-/** Options of `tasks.retrieve`. */
+/**
+ * Options of `tasks.retrieve`.
+ *
+ * @example
+ * ```ts
+ * const task = await client.tasks.retrieve('task_123', { timeout: 5_000, maxRetries: 1 });
+ * ```
+ */
 export interface RetrieveOptions {
   signal?: AbortSignal;
   /** Per-request timeout in ms. */
@@ -28,7 +35,15 @@ export interface RetrieveOptions {
   maxRetries?: number;
 }
 
-/** `GET /v1/tasks/{id}`, and waiting on it. Needs no API key. */
+/**
+ * `GET /v1/tasks/{id}`, and waiting on it. Needs no API key.
+ *
+ * @example
+ * ```ts
+ * const keyless = new OmniMedia({ baseURL: 'https://media.example.com' });
+ * const task = await keyless.tasks.wait('task_123');
+ * ```
+ */
 export class Tasks extends APIResource {
   /**
    * Read a task. Needs no API key (the endpoint is public), so a keyless client can poll.

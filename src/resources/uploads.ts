@@ -5,13 +5,29 @@ import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import { APIResource } from './resource.ts';
 import type * as z from 'zod/mini';
 
-/** Options of `uploads.image` and `uploads.video`. */
+/**
+ * Options of `uploads.image` and `uploads.video`.
+ *
+ * @example
+ * ```ts
+ * const upload = await client.uploads.image(bytes, { filename: 'cover.png', timeout: 120_000 });
+ * ```
+ */
 export interface UploadOptions extends RequestOptions {
   /** The name sent with the file; default: the path's or `File`'s name. */
   filename?: string;
 }
 
-/** `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed. */
+/**
+ * `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed.
+ *
+ * @example
+ * ```ts
+ * const image = await client.uploads.image('./photo.png');
+ * const video = await client.uploads.video('./clip.mp4');
+ * console.log(image.url, video.upload_id);
+ * ```
+ */
 export class Uploads extends APIResource {
   /**
    * Upload a reference image (PNG, JPEG or WebP, at most 25 MiB). The type is read from the

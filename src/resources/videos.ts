@@ -37,7 +37,15 @@ function promptOrPlaceholder(v: Validation, prompt: unknown, issues: ValidationI
   return issues.length === before ? text : '-';
 }
 
-/** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
+/**
+ * `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202).
+ *
+ * @example
+ * ```ts
+ * const video = await client.videos.generate({ prompt: 'a paper boat on a river', seconds: 8 }).wait();
+ * const edited = await client.videos.edit({ prompt: 'make it snow', input_video: source }).wait();
+ * ```
+ */
 export class Videos extends APIResource {
   /**
    * Submit a text-to-video or image-to-video task. Give `prompt` (and up to 3 `images`) and
