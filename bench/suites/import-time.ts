@@ -11,6 +11,7 @@ const TARGET_MS = 45;
 
 const CASES: [label: string, code: string][] = [
   ['node -e 0', ''],
+  ['node --input-type=module -e 0', 'void 0'],
   ["import('omnimedia')", "await import('omnimedia')"],
   ["import('omnimedia'), new OmniMedia()", "const { OmniMedia } = await import('omnimedia'); new OmniMedia({ baseURL: 'http://127.0.0.1:1' })"],
   ["require('omnimedia')", "require('omnimedia')"],

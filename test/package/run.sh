@@ -145,4 +145,5 @@ if [ "$browser" = 1 ]; then
   pass
 fi
 
+printf "\nruntimes and consumers took %ss\n" "$SECONDS"
 printf '\n%s passed, 0 failed\n' "$passed"
