@@ -1,5 +1,5 @@
 import { http, HttpResponse, type JsonBodyType } from 'msw';
-import type { SetupServerApi } from 'msw/node';
+import type { SetupServer } from 'msw/node';
 import { BASE_URL } from './msw.ts';
 
 /** One request as it reached the wire. */
@@ -21,7 +21,7 @@ type Reply = Response | (() => Response | Promise<Response>);
  * request that arrives. `path` is relative to BASE_URL and may use MSW's `:param` syntax.
  */
 export function recordRoute(
-  server: SetupServerApi,
+  server: SetupServer,
   method: 'get' | 'post',
   path: string,
   ...replies: Reply[]
@@ -47,7 +47,7 @@ export function recordRoute(
 }
 
 /** Count every request to the service, whatever its path: for "no request was sent" checks. */
-export function countAllRequests(server: SetupServerApi): { readonly count: number } {
+export function countAllRequests(server: SetupServer): { readonly count: number } {
   const counter = { count: 0 };
   server.use(
     http.all(`${BASE_URL}/*`, () => {
