@@ -38,6 +38,21 @@ export interface HttpRequest {
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
 
+/**
+ * What went wrong on the socket, e.g. `ECONNREFUSED`. ky wraps fetch's `TypeError('fetch
+ * failed')`, which wraps the socket error: the code sits at the bottom of the cause chain.
+ */
+function socketReason(error: unknown): string {
+  let reason = String((error as Error | undefined)?.message ?? error);
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string' && message) reason = message;
+    e = cause;
+  }
+  return reason;
+}
+
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
   readonly #ky: KyInstance;
@@ -122,7 +137,6 @@ export class HttpClient {
   // A request that got no response: the caller's abort passes through untouched.
   #failure(error: unknown, request: HttpRequest): unknown {
     if (request.signal?.aborted) return request.signal.reason;
-    const detail = redact(String((error as Error)?.message ?? error), this.#config.apiKey);
     if (isTimeoutError(error)) {
       return new APITimeoutError(`${request.what}: no response within ${request.timeout ?? this.#config.timeout} ms`, {
         cause: error,
@@ -130,9 +144,7 @@ export class HttpClient {
       });
     }
     if (isNetworkError(error) || error instanceof TypeError) {
-      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? detail;
-      return new APIConnectionError(`${request.what}: could not reach the service (${redact(String(why), this.#config.apiKey)})`, {
+      return new APIConnectionError(`${request.what}: could not reach the service (${redact(socketReason(error), this.#config.apiKey)})`, {
         cause: error,
         taskId: request.taskId,
       });
