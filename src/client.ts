@@ -46,6 +46,16 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
   return value;
 }
 
+// A timer cannot hold more (setTimeout fires at once beyond it), and 0 would time out every request.
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+function timeoutMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS)
+    throw new OmniMediaError(`new OmniMedia: ${name} must be a whole number of ms from 1 to ${MAX_TIMEOUT_MS} (got ${String(value)})`);
+  return value;
+}
+
 /**
  * The client of the image and video generation service.
  *
@@ -97,11 +107,11 @@ export class OmniMedia {
     const level = options.logLevel ?? (isLogLevel(envLevel) ? envLevel : 'warn');
     this.logger = createLogger(options.logger ?? console, level, apiKey);
     this.baseURL = baseURL.endsWith('/') ? baseURL : `${baseURL}/`;
-    this.uploadTimeout = nonNegativeInteger('uploadTimeout', options.uploadTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
+    this.uploadTimeout = timeoutMs('uploadTimeout', options.uploadTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
     this.http = new HttpClient({
       baseURL: this.baseURL,
       apiKey,
-      timeout: nonNegativeInteger('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
+      timeout: timeoutMs('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
       maxRetries: nonNegativeInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES),
       fetch: options.fetch,
       defaultHeaders: { ...options.defaultHeaders },
