@@ -114,6 +114,13 @@ describe('status → error class (one mapper)', () => {
     expect((error as RateLimitError).retryAfter).toBeUndefined();
   });
 
+  it('a 2xx body that is not JSON is an APIError with the status and the text', async () => {
+    recordRoute(server, 'post', '/v1/images/generations', HttpResponse.text('<html>gateway</html>', { status: 200 }));
+    const error = await submit();
+    expect(error).toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ status: 200, body: '<html>gateway</html>', message: 'images.generate: the service answered 200 with a body that is not JSON' });
+  });
+
   it('the mapper is a pure function of the response', () => {
     const error = apiErrorFromResponse(403, 'Forbidden', new Headers({ 'x-request-id': 'q' }), '{"error":"scope"}', {
       what: 'videos.generate',

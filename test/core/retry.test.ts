@@ -155,6 +155,36 @@ describe('submissions (POST): never billed twice', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('an abort while the request is in flight rejects with the signal’s reason, not retried', async () => {
+    let posts = 0;
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, async () => {
+        posts++;
+        await delay('infinite');
+        return HttpResponse.json(SUBMISSION);
+      }),
+    );
+    const controller = new AbortController();
+    const outcome = client().images.generate({ model: 'm', prompt: 'p' }, { signal: controller.signal }).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(100);
+    const reason = new Error('cancelled by user');
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(posts).toBe(1);
+  });
+
+  it('the per-call timeout overrides the client’s', async () => {
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, async () => {
+        await delay('infinite');
+        return HttpResponse.json(SUBMISSION);
+      }),
+    );
+    const { error } = await settle(client({ timeout: 60_000 }).images.generate({ model: 'm', prompt: 'p' }, { timeout: 1_500 }));
+    expect((error as Error).message).toBe('images.generate: no response within 1500 ms');
+  });
+
   it('an already-aborted signal sends nothing', async () => {
     const seen = recordRoute(server, 'post', '/v1/images/generations', json(SUBMISSION));
     const reason = new Error('never mind');
