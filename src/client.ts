@@ -1,6 +1,6 @@
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
-import { createLogger, isLogLevel, type LogLevel, type Logger } from './core/logger.ts';
+import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
 import { Images } from './resources/images.ts';
@@ -20,7 +20,10 @@ export interface ClientOptions {
   uploadTimeout?: number;
   /** Retries of a failed request, under the retry policy (see the README). Default 2. */
   maxRetries?: number;
-  /** A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). */
+  /**
+   * A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). It is
+   * called as `fetch(url, init)`, with the method, headers, body and signal in `init`.
+   */
   fetch?: Fetch;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
@@ -81,7 +84,7 @@ export class OmniMedia {
   /** @internal The one HTTP layer every resource goes through. */
   readonly http: HttpClient;
   /** @internal */
-  readonly logger: Logger;
+  readonly logger: LevelledLogger;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
 

@@ -156,15 +156,19 @@ describe('transport options', () => {
   it('uses a custom fetch for every request', async () => {
     const requests = countAllRequests(server);
     const seen: string[] = [];
-    const fetch = vi.fn(async (input: Request | string | URL) => {
-      const request = input instanceof Request ? input : new Request(input);
-      seen.push(`${request.method} ${new URL(request.url).pathname}`);
+    const fetch = vi.fn(async (input: Request | string | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const auth = request.headers.get('authorization');
+      seen.push(`${request.method} ${new URL(request.url).pathname} ${auth} ${await request.text()}`);
       return Response.json(request.method === 'GET' ? TASK : SUBMISSION);
     });
     const client = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, fetch });
     await client.images.generate({ model: 'm', prompt: 'p' });
     await client.tasks.retrieve('task_1');
-    expect(seen).toEqual(['POST /v1/images/generations', 'GET /v1/tasks/task_1']);
+    expect(seen).toEqual([
+      `POST /v1/images/generations Bearer ${API_KEY} {"model":"m","prompt":"p"}`,
+      'GET /v1/tasks/task_1 null ',
+    ]);
     expect(requests.count).toBe(0);
   });
 
