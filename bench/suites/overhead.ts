@@ -11,7 +11,7 @@ import type { BenchTable } from '../run.ts';
 
 const WARMUP_CALLS = 500;
 const ROUNDS = 40;
-const CALLS_PER_ROUND = 75;
+const CALLS_PER_ROUND = 60;
 const API_KEY = 'sk-bench-0000';
 const PARAMS = { model: 'omni-image', prompt: 'a lighthouse at dawn, oil painting', size: '1536x1024', n: 1 } as const;
 const TASK_ID = 'task_bench_1';
@@ -56,6 +56,7 @@ export default async function overhead(): Promise<BenchTable> {
         return JSON.parse(await response.text()) as unknown;
       },
       'sdk retrieve': () => client.tasks.retrieve(TASK_ID),
+      'ky retrieve': async () => JSON.parse(await (await kyAlone(`v1/tasks/${encodeURIComponent(TASK_ID)}`)).text()) as unknown,
       'raw retrieve': async () => {
         const response = await fetch(`${base}/v1/tasks/${encodeURIComponent(TASK_ID)}`);
         return JSON.parse(await response.text()) as unknown;
@@ -102,6 +103,7 @@ export default async function overhead(): Promise<BenchTable> {
         row('images.generate (submission)', 'sdk generate', 'raw generate'),
         row('tasks.retrieve', 'sdk retrieve', 'raw retrieve'),
         row('reference: ky alone, same POST', 'ky generate', 'raw generate'),
+        row('reference: ky alone, same GET', 'ky retrieve', 'raw retrieve'),
       ],
       notes: [
         `Node ${process.version}; ${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} sequential calls per case after ${WARMUP_CALLS} warm-up calls; µs are medians of the per-round means, the ratio is the median of per-round ratios (the range shows the noise). CPU µs: this process's user+system time per call. Target: submission <= 1.6x.`,
