@@ -88,6 +88,27 @@ describe('submissions (POST): never billed twice', () => {
     expect(posts).toBe(1);
   });
 
+  it('a DNS failure (nothing sent) is retried; the same failure after sending is not', async () => {
+    const failing = (code: string) => {
+      let calls = 0;
+      const fetch = async () => {
+        if (++calls === 1) throw new TypeError('fetch failed', { cause: Object.assign(new Error(`socket: ${code}`), { code }) });
+        return Response.json(SUBMISSION);
+      };
+      return { fetch, calls: () => calls };
+    };
+    const dns = failing('ENOTFOUND');
+    const viaDns = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, fetch: dns.fetch });
+    expect((await settle(viaDns.images.generate({ model: 'm', prompt: 'p' }))).value?.task_id).toBe(SUBMISSION.task_id);
+    expect(dns.calls()).toBe(2);
+
+    const reset = failing('ECONNRESET');
+    const viaReset = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, fetch: reset.fetch });
+    const { error } = await settle(viaReset.images.generate({ model: 'm', prompt: 'p' }));
+    expect((error as Error).message).toBe('images.generate: could not reach the service (ECONNRESET)');
+    expect(reset.calls()).toBe(1);
+  });
+
   it('maxRetries is respected: 429 forever with maxRetries 3 → 4 POSTs, then RateLimitError', async () => {
     const seen = recordRoute(server, 'post', '/v1/images/generations', json({}, 429));
     const { error } = await settle(client({ maxRetries: 3 }).images.generate({ model: 'm', prompt: 'p' }));
