@@ -7,6 +7,9 @@ import { APIConnectionError, APITimeoutError, OmniMedia, type Logger } from 'omn
 import { API_KEY } from '../helpers/msw.ts';
 
 const SUBMISSION = { task_id: 'task_1', status: 'pending' };
+// settle() runs fake time forward while real I/O completes; a long timeout keeps a slow
+// machine from turning real latency into a fake-time timeout.
+const HOUR = 3_600_000;
 const servers: Server[] = [];
 
 afterEach(async () => {
@@ -77,7 +80,7 @@ describe('connection failures on real sockets', () => {
   it('POST: connection refused, then the server comes up → retried, and the service sees one POST', async () => {
     const port = await freePort();
     const logs = captureLogs();
-    const client = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info' });
+    const client = new OmniMedia({ timeout: HOUR, apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info' });
     fakeSleeps();
     const firstRetry = logs.nextRetry();
     const result = client.images.generate({ model: 'm', prompt: 'p' });
@@ -100,7 +103,7 @@ describe('connection failures on real sockets', () => {
   it('POST: refused every time → APIConnectionError naming ECONNREFUSED after maxRetries', async () => {
     const port = await freePort();
     const logs = captureLogs();
-    const client = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info', maxRetries: 2 });
+    const client = new OmniMedia({ timeout: HOUR, apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info', maxRetries: 2 });
     fakeSleeps();
     const { error } = await settle(client.images.generate({ model: 'm', prompt: 'p' }));
     expect(error).toBeInstanceOf(APIConnectionError);
@@ -111,7 +114,7 @@ describe('connection failures on real sockets', () => {
 
   it('POST: connection reset after the request was sent → not retried (the task may exist)', async () => {
     const server = await serve((req) => req.socket.destroy());
-    const client = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${server.port}` });
+    const client = new OmniMedia({ timeout: HOUR, apiKey: API_KEY, baseURL: `http://127.0.0.1:${server.port}` });
     fakeSleeps();
     const { error } = await settle(client.images.generate({ model: 'm', prompt: 'p' }));
     expect(error).toBeInstanceOf(APIConnectionError);
@@ -120,7 +123,7 @@ describe('connection failures on real sockets', () => {
 
   it('GET: connection reset, then an answer → retried', async () => {
     const server = await serve((req, res, n) => (n === 1 ? req.socket.destroy() : sendJson(res, 200, SUBMISSION)));
-    const client = new OmniMedia({ baseURL: `http://127.0.0.1:${server.port}` });
+    const client = new OmniMedia({ timeout: HOUR, baseURL: `http://127.0.0.1:${server.port}` });
     fakeSleeps();
     const { value, error } = await settle(client.tasks.retrieve('task_1'));
     expect(error).toBeUndefined();
@@ -130,7 +133,7 @@ describe('connection failures on real sockets', () => {
 
   it.each([500, 503])('GET: %i, then an answer → retried', async (status) => {
     const server = await serve((_req, res, n) => (n === 1 ? sendJson(res, status, { error: 'x' }) : sendJson(res, 200, SUBMISSION)));
-    const client = new OmniMedia({ baseURL: `http://127.0.0.1:${server.port}` });
+    const client = new OmniMedia({ timeout: HOUR, baseURL: `http://127.0.0.1:${server.port}` });
     fakeSleeps();
     const { value } = await settle(client.tasks.retrieve('task_1'));
     expect(value).toEqual(SUBMISSION);
@@ -139,7 +142,7 @@ describe('connection failures on real sockets', () => {
 
   it('GET: connection refused every time → APIConnectionError with the task id', async () => {
     const port = await freePort();
-    const client = new OmniMedia({ baseURL: `http://127.0.0.1:${port}`, maxRetries: 1 });
+    const client = new OmniMedia({ timeout: HOUR, baseURL: `http://127.0.0.1:${port}`, maxRetries: 1 });
     fakeSleeps();
     const { error } = await settle(client.tasks.retrieve('task_9'));
     expect(error).toBeInstanceOf(APIConnectionError);
