@@ -7,6 +7,8 @@ import { APIResource } from './resource.ts';
 
 // Checked without zod (which loads with the first response), so a wait starts its schedule
 // at once. Same issues as the zod rule it replaces: path '', "is required" / "must be ...".
+// "." and ".." survive encodeURIComponent and URL resolution would drop them from the path,
+// sending the query to another endpoint.
 function checkTaskId(taskId: unknown, context: string): void {
   const message =
     taskId === undefined
@@ -15,7 +17,9 @@ function checkTaskId(taskId: unknown, context: string): void {
         ? 'must be a task id string'
         : taskId.length === 0
           ? 'must not be empty'
-          : undefined;
+          : taskId === '.' || taskId === '..'
+            ? 'must not be "." or ".."'
+            : undefined;
   if (message) throw new ValidationError([{ path: '', message }], context);
 }
 

@@ -71,7 +71,8 @@ const status = z.string({ error: 'status must be a string' });
  */
 export const TaskSubmissionSchema = z.looseObject({
   task_id: taskId,
-  status: z._default(status, 'pending'),
+  // A submission is `pending` by definition (spec 2.1), so an absent or null status reads so.
+  status: z.pipe(nullish(status), z.transform((value) => value ?? 'pending')),
   model: nullish(z.string()),
   created_at: nullish(z.number()),
 });

@@ -63,6 +63,8 @@ describe('lazy validation', () => {
     ['', 'must not be empty'],
     [undefined, 'is required'],
     [42, 'must be a task id string'],
+    ['.', 'must not be "." or ".."'],
+    ['..', 'must not be "." or ".."'],
   ])('tasks.retrieve(%j) fails locally with the zod-equivalent issue', async (taskId, message) => {
     let requests = 0;
     server.use(http.get(`${BASE_URL}/v1/tasks/*`, () => (requests++, HttpResponse.json({}))));
