@@ -16,10 +16,11 @@ const KiB = 1024;
 /** Targets in KiB, gzip -9 (issue 7). Not met yet: see the README's "Size and load time". */
 export const BUDGETS = { client: 18, poller: 12 } as const;
 /**
- * What CI enforces today: the measured size plus a little room, so a regression fails CI while
- * the targets above are out of reach with ky + zod + p-retry inside the bundle.
+ * What CI enforces today, while the targets above are out of reach with ky + zod + p-retry in
+ * the bundle: the measured size (27.3 KiB before the poller, files and callbacks work landed)
+ * plus room for those features. Tighten to the measured size + 1 KiB once they have landed.
  */
-export const CEILINGS = { client: 30, poller: 30 } as const;
+export const CEILINGS = { client: 34, poller: 34 } as const;
 
 export const ENTRIES = {
   /** Everything the package exports: the whole client, errors, schemas, helpers. */
