@@ -26,8 +26,11 @@ export interface HttpRequest {
   retry: RetryKind;
   /** A JSON body. */
   json?: unknown;
-  /** Any other body, built anew for every attempt (a retried upload re-opens its source). */
-  body?: () => BodyInit | Promise<BodyInit>;
+  /**
+   * Any other body, with its headers, built anew for every attempt (a retried upload re-opens
+   * its source). Such a request does not follow redirects: see `#attempt`.
+   */
+  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string> }>;
   /** Words for messages, e.g. `images.generate`. */
   what: string;
   taskId?: string | undefined;
@@ -41,6 +44,8 @@ export interface HttpRequest {
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
   readonly #ky: KyInstance;
+  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
+  readonly #plain: KyInstance;
   readonly #config: HttpConfig;
 
   constructor(config: HttpConfig) {
@@ -53,6 +58,44 @@ export class HttpClient {
       headers: config.defaultHeaders,
       ...(config.fetch ? { fetch: config.fetch } : {}),
     });
+    this.#plain = ky.create({ retry: 0, throwHttpErrors: false, ...(config.fetch ? { fetch: config.fetch } : {}) });
+  }
+
+  /**
+   * GET an absolute URL outside the API (a result file) and resolve with the response once
+   * its status is OK, its body unread, for the caller to stream. Sends neither the API key nor
+   * the default headers: result URLs may live on another host. Retried like a task query
+   * until the response starts; a body cut off later is the caller's to handle.
+   */
+  async open(url: string, options: { what: string; signal?: AbortSignal | undefined; timeout?: number | undefined; maxRetries?: number | undefined }): Promise<Response> {
+    const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'query', ...options };
+    return withRetries(
+      async () => {
+        let response: Response;
+        try {
+          response = await this.#plain(url, {
+            method: 'GET',
+            timeout: options.timeout ?? this.#config.timeout,
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
+        } catch (error) {
+          throw this.#failure(error, request);
+        }
+        if (response.ok) return response;
+        const text = await response.text().catch(() => '');
+        throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
+          apiKey: this.#config.apiKey,
+          what: options.what,
+        });
+      },
+      {
+        kind: 'query',
+        maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        signal: options.signal,
+        onRetry: (error, retry, delay) =>
+          this.#config.logger.info(`GET ${url} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`),
+      },
+    );
   }
 
   get apiKey(): string | undefined {
@@ -84,12 +127,19 @@ export class HttpClient {
     const started = performance.now();
     let response: Response;
     try {
+      const built = request.body ? await request.body() : undefined;
       response = await this.#ky(request.path, {
         method: request.method,
         timeout: request.timeout ?? this.#config.timeout,
         ...(request.json !== undefined ? { json: request.json } : {}),
-        ...(request.body ? { body: await request.body() } : {}),
-        ...(request.auth ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+        // redirect: 'error' keeps fetch from tee-ing the body to replay it on a 307/308: a
+        // tee holds every byte sent until the response, the whole file (measured: +file size
+        // of RSS on Node's fetch). An upload endpoint has no reason to redirect.
+        ...(built ? { body: built.body, redirect: 'error' as const } : {}),
+        headers: {
+          ...built?.headers,
+          ...(request.auth ? { authorization: `Bearer ${apiKey}` } : {}),
+        },
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } catch (error) {

@@ -1,0 +1,162 @@
+import { ValidationError } from './errors.ts';
+import { tooLargeMessage, type PreparedFile } from './files.ts';
+import { isBrowser } from './runtime.ts';
+
+/** Bytes moved so far; `total` is `undefined` when the size is not known in advance. */
+export interface TransferProgress {
+  loaded: number;
+  total: number | undefined;
+}
+
+/** One attempt's request body and the headers that go with it. */
+export interface AttemptBody {
+  body: BodyInit;
+  headers: Record<string, string>;
+}
+
+/**
+ * Whether `fetch` here can send a `ReadableStream` body (`duplex: 'half'`). Server runtimes
+ * can; browsers only over HTTP/2 in Chromium, so a page never relies on it.
+ */
+export const canStreamRequestBodies: boolean = (() => {
+  if (isBrowser() || typeof ReadableStream !== 'function' || typeof Request !== 'function') return false;
+  let duplexAccessed = false;
+  try {
+    const hasContentType = new Request('http://127.0.0.1/', {
+      method: 'POST',
+      body: new ReadableStream(),
+      get duplex() {
+        duplexAccessed = true;
+        return 'half';
+      },
+    } as RequestInit).headers.has('content-type');
+    return duplexAccessed && !hasContentType;
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The multipart framing the platform's `FormData` writes around one file part: everything
+ * before the file's bytes and everything after. The platform does the encoding (boundary,
+ * quoting of the filename); we only splice a stream between the two halves.
+ */
+export interface Framing {
+  prefix: Uint8Array;
+  suffix: Uint8Array;
+  contentType: string;
+}
+
+export async function multipartFraming(filename: string, mediaType: string): Promise<Framing> {
+  const form = new FormData();
+  form.append('file', new File([], filename, { type: mediaType }));
+  const serialized = new Response(form);
+  const contentType = serialized.headers.get('content-type') ?? '';
+  const bytes = new Uint8Array(await serialized.arrayBuffer());
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  const suffix = new TextEncoder().encode(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}--\r\n`);
+  const start = bytes.byteLength - suffix.byteLength;
+  if (!boundary || start <= 0 || !suffix.every((byte, i) => bytes[start + i] === byte))
+    throw new Error('omnimedia: this runtime serializes FormData in an unexpected way; cannot stream the upload');
+  return { prefix: bytes.slice(0, start), suffix, contentType };
+}
+
+export interface BodyOptions {
+  onProgress?: ((progress: TransferProgress) => void) | undefined;
+  /** Called with the `ValidationError` when a stream of unknown size passes the limit. */
+  onTooLarge: (error: ValidationError) => void;
+}
+
+/** Collect a one-shot stream into a `Blob`, stopping at the limit (runtimes that cannot stream a body). */
+async function collect(file: PreparedFile, stream: ReadableStream<Uint8Array>, options: BodyOptions): Promise<Blob> {
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  const reader = limited(file, stream, options).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return new Blob(parts);
+    parts.push(value as Uint8Array<ArrayBuffer>);
+  }
+}
+
+/** The file's bytes with the running count checked against the limit; errors at the limit. */
+function limited(file: PreparedFile, content: ReadableStream<Uint8Array>, options: BodyOptions): ReadableStream<Uint8Array> {
+  const reader = content.getReader();
+  const { maxBytes } = file.rule;
+  const total = file.source.size;
+  let loaded = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        loaded += value.byteLength;
+        if (loaded > maxBytes) {
+          const error = new ValidationError(
+            [{ path: file.field, message: tooLargeMessage(file.rule, `the stream passed it (${loaded.toLocaleString('en-US')} bytes read)`) }],
+            `${file.rule.kind} upload`,
+          );
+          options.onTooLarge(error);
+          await reader.cancel(error).catch(() => {});
+          return controller.error(error);
+        }
+        controller.enqueue(value);
+        options.onProgress?.({ loaded, total });
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    // Pull only when fetch asks for more: the socket's backpressure reaches the file.
+    { highWaterMark: 0 },
+  );
+}
+
+/** `prefix`, then the stream, then `suffix`, pulled on demand. */
+function framed(framing: Framing, content: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = content.getReader();
+  let stage: 'prefix' | 'content' | 'done' = 'prefix';
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (stage === 'prefix') {
+          stage = 'content';
+          return controller.enqueue(framing.prefix.slice());
+        }
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        stage = 'done';
+        controller.enqueue(framing.suffix.slice());
+        controller.close();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * The body of one upload attempt.
+ * - A replayable file (path, Blob, bytes) without progress: the platform's `FormData` around
+ *   the (lazily read) Blob; fetch streams it from disk with backpressure.
+ * - A one-shot stream, or any file whose progress is watched: the same framing (from
+ *   `FormData`) around a stream we read chunk by chunk, counting bytes and checking the limit;
+ *   sent with `duplex: 'half'` and an exact Content-Length when the size is known.
+ * - Where fetch cannot stream a body (browsers), a one-shot stream is collected into a Blob
+ *   (stopping at the limit) and progress is reported once, at the end.
+ */
+export async function attemptBody(file: PreparedFile, framing: () => Promise<Framing>, options: BodyOptions): Promise<AttemptBody> {
+  const { source } = file;
+  const streamed = canStreamRequestBodies && (!source.replayable || options.onProgress !== undefined);
+  if (!streamed) {
+    const blob = source.replayable ? await source.open() : await collect(file, source.stream, { ...options, onProgress: undefined });
+    const form = new FormData();
+    form.append('file', new File([blob], file.filename, { type: file.type.mediaType }));
+    options.onProgress?.({ loaded: blob.size, total: blob.size });
+    return { body: form, headers: {} };
+  }
+  const content = source.replayable ? (await source.open()).stream() : source.stream;
+  const frame = await framing();
+  const headers: Record<string, string> = { 'content-type': frame.contentType };
+  if (source.size !== undefined)
+    headers['content-length'] = String(frame.prefix.byteLength + source.size + frame.suffix.byteLength);
+  options.onProgress?.({ loaded: 0, total: source.size });
+  return { body: framed(frame, limited(file, content, options)), headers };
+}
