@@ -92,10 +92,14 @@ async function openPath(path: string, field: string): Promise<Blob> {
   const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS)) as {
     openAsBlob(path: string): Promise<Blob>;
   };
-  // openAsBlob reads lazily: the file is not loaded into memory here, nor when sent.
-  return fs.openAsBlob(path).catch((error: unknown) => {
-    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${(error as Error).message}` }]);
-  });
+  try {
+    // openAsBlob reads lazily: the file is not loaded into memory here, nor when sent. It
+    // throws at once (not a rejection) for a missing file.
+    return await fs.openAsBlob(path);
+  } catch (error) {
+    const reason = (error as { code?: string }).code ?? (error as Error).message;
+    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${reason}` }]);
+  }
 }
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>

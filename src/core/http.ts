@@ -41,6 +41,14 @@ export interface HttpRequest {
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
 
+/** The error and its causes, outermost first. */
+function causes(error: unknown): { message?: unknown }[] {
+  const chain: { message?: unknown }[] = [];
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++, e = (e as { cause?: unknown }).cause)
+    chain.push(e as { message?: unknown });
+  return chain;
+}
+
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
   readonly #ky: KyInstance;
@@ -181,6 +189,12 @@ export class HttpClient {
     }
     if (isNetworkError(error) || error instanceof TypeError) {
       const cause = (error as { cause?: { message?: string; code?: string } }).cause;
+      if (request.body && causes(error).some((e) => e.message === 'unexpected redirect')) {
+        return new APIConnectionError(
+          `${request.what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
+          { cause: error, taskId: request.taskId },
+        );
+      }
       const why = cause?.code ?? cause?.message ?? detail;
       return new APIConnectionError(`${request.what}: could not reach the service (${redact(String(why), this.#config.apiKey)})`, {
         cause: error,
