@@ -35,7 +35,7 @@ export function fileFromPath(path: string, filename?: string): FileFromPath {
  * A file to upload:
  * - a path string (Node, Deno, Bun) or {@link fileFromPath}: read from disk as it is sent;
  * - a `Blob` or `File` (its `name` is the filename);
- * - bytes: `Uint8Array` (and so Node's `Buffer`) or `ArrayBuffer`;
+ * - bytes: `Uint8Array` (Node's byte buffers included) or `ArrayBuffer`;
  * - a web `ReadableStream`, a Node `Readable` or any async iterable of bytes: sent as it is
  *   read, size-checked on the way; one-shot, so such an upload is never retried;
  * - a fetch `Response` (e.g. `await fetch(url)`): its body is streamed through.

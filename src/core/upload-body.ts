@@ -18,7 +18,12 @@ export interface AttemptBody {
  * Whether `fetch` here can send a `ReadableStream` body (`duplex: 'half'`). Server runtimes
  * can; browsers only over HTTP/2 in Chromium, so a page never relies on it.
  */
-export const canStreamRequestBodies: boolean = (() => {
+let streamsChecked: boolean | undefined;
+export function canStreamRequestBodies(): boolean {
+  return (streamsChecked ??= checkRequestStreams());
+}
+
+function checkRequestStreams(): boolean {
   if (isBrowser() || typeof ReadableStream !== 'function' || typeof Request !== 'function') return false;
   let duplexAccessed = false;
   try {
@@ -34,7 +39,7 @@ export const canStreamRequestBodies: boolean = (() => {
   } catch {
     return false;
   }
-})();
+}
 
 /**
  * The multipart framing the platform's `FormData` writes around one file part: everything
@@ -144,7 +149,7 @@ function framed(framing: Framing, content: ReadableStream<Uint8Array>): Readable
  */
 export async function attemptBody(file: PreparedFile, framing: () => Promise<Framing>, options: BodyOptions): Promise<AttemptBody> {
   const { source } = file;
-  const streamed = canStreamRequestBodies && (!source.replayable || options.onProgress !== undefined);
+  const streamed = canStreamRequestBodies() && (!source.replayable || options.onProgress !== undefined);
   if (!streamed) {
     const blob = source.replayable ? await source.open() : await collect(file, source.stream, { ...options, onProgress: undefined });
     const form = new FormData();
