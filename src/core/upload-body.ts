@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.ts';
+import { OmniMediaError, ValidationError } from './errors.ts';
 import { tooLargeMessage, type PreparedFile } from './files.ts';
 import { isBrowser } from './runtime.ts';
 
@@ -59,10 +59,13 @@ export async function multipartFraming(filename: string, mediaType: string): Pro
   const contentType = serialized.headers.get('content-type') ?? '';
   const bytes = new Uint8Array(await serialized.arrayBuffer());
   const boundary = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
-  const suffix = new TextEncoder().encode(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}--\r\n`);
-  const start = bytes.byteLength - suffix.byteLength;
-  if (!boundary || start <= 0 || !suffix.every((byte, i) => bytes[start + i] === byte))
-    throw new Error('omnimedia: this runtime serializes FormData in an unexpected way; cannot stream the upload');
+  // The closing delimiter, then (in most runtimes, not all: Node 22.0 omits it) a CRLF.
+  const close = new TextEncoder().encode(`\r\n--${boundary?.[1] ?? boundary?.[2] ?? ''}--`);
+  let start = bytes.byteLength - close.byteLength;
+  while (start > 0 && !close.every((byte, i) => bytes[start + i] === byte)) start--;
+  if (!boundary || start <= 0 || bytes.byteLength - start - close.byteLength > 2)
+    throw new OmniMediaError('This runtime serializes FormData in an unexpected way: cannot stream the upload. Give a path or a Blob instead.');
+  const suffix = bytes.slice(start);
   return { prefix: bytes.slice(0, start), suffix, contentType };
 }
 
