@@ -12,6 +12,8 @@ export interface TransferProgress {
 export interface AttemptBody {
   body: BodyInit;
   headers: Record<string, string>;
+  /** `false` when the body is a FormData whose progress cannot be watched: report it at the end. */
+  counted: boolean;
 }
 
 /**
@@ -148,7 +150,7 @@ function framed(framing: Framing, content: ReadableStream<Uint8Array>): Readable
  *   `FormData`) around a stream we read chunk by chunk, counting bytes and checking the limit;
  *   sent with `duplex: 'half'` and an exact Content-Length when the size is known.
  * - Where fetch cannot stream a body (browsers), a one-shot stream is collected into a Blob
- *   (stopping at the limit) and progress is reported once, at the end.
+ *   (stopping at the limit) and progress is reported once, at the end, by the caller.
  */
 export async function attemptBody(file: PreparedFile, framing: () => Promise<Framing>, options: BodyOptions): Promise<AttemptBody> {
   const { source } = file;
@@ -157,8 +159,7 @@ export async function attemptBody(file: PreparedFile, framing: () => Promise<Fra
     const blob = source.replayable ? await source.open() : await collect(file, source.stream, { ...options, onProgress: undefined });
     const form = new FormData();
     form.append('file', new File([blob], file.filename, { type: file.type.mediaType }));
-    options.onProgress?.({ loaded: blob.size, total: blob.size });
-    return { body: form, headers: {} };
+    return { body: form, headers: {}, counted: false };
   }
   const content = source.replayable ? (await source.open()).stream() : source.stream;
   const frame = await framing();
@@ -166,5 +167,5 @@ export async function attemptBody(file: PreparedFile, framing: () => Promise<Fra
   if (source.size !== undefined)
     headers['content-length'] = String(frame.prefix.byteLength + source.size + frame.suffix.byteLength);
   options.onProgress?.({ loaded: 0, total: source.size });
-  return { body: framed(frame, limited(file, content, options)), headers };
+  return { body: framed(frame, limited(file, content, options)), headers, counted: true };
 }

@@ -72,24 +72,30 @@ export class Uploads extends APIResource {
     const what = `uploads.${rule.kind}`;
     let tooLarge: ValidationError | undefined;
     let framing: Promise<Framing> | undefined;
+    let counted = true;
     try {
       const body = await this.client.http.request({
         method: 'POST',
         path: ENDPOINT[rule.kind],
         auth: true,
         retry: 'submission',
-        body: () =>
-          attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
+        body: async () => {
+          const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
             onProgress: options.onProgress,
             onTooLarge: (error) => (tooLarge = error),
-          }),
+          });
+          counted = attempt.counted;
+          return attempt;
+        },
         what,
         signal: options.signal,
         timeout: options.timeout ?? this.client.uploadTimeout,
         // A one-shot stream is spent by the first attempt: it cannot be sent again.
         maxRetries: file.source.replayable ? options.maxRetries : 0,
       });
-      return parseResponse(SCHEMA[rule.kind], body, what);
+      const record = parseResponse(SCHEMA[rule.kind], body, what);
+      if (!counted) options.onProgress?.({ loaded: file.source.size ?? Number(record.bytes ?? 0), total: file.source.size ?? Number(record.bytes ?? 0) });
+      return record;
     } catch (error) {
       // The stream passed the limit: fetch saw its body fail; the caller should see why.
       throw tooLarge ?? error;

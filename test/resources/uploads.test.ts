@@ -163,6 +163,19 @@ describe('uploads over real HTTP (loopback)', () => {
     expect(loopback.seen.map((r) => r.received)).toEqual([loopback.seen[1]!.received, loopback.seen[1]!.received]);
   });
 
+  it('an abort mid-upload stops the upload and rejects with the reason', async () => {
+    loopback.handle((_req, res) => json(res, 200, { upload_id: 'never' }));
+    const controller = new AbortController();
+    const big = await sparseFile(join(dir, 'abort.mp4'), mp4.bytes, 20 * MiB);
+    const pending = client.uploads.video(big, {
+      signal: controller.signal,
+      onProgress: ({ loaded }) => loaded > 2 * MiB && controller.abort(new Error('user cancelled')),
+    });
+    await expect(pending).rejects.toThrow('user cancelled');
+    await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
+    expect(loopback.seen[0]!.received).toBeLessThan(20 * MiB);
+  });
+
   it('a one-shot stream is not retried: the 503 reaches the caller', async () => {
     loopback.handle((_req, res) => void res.writeHead(503, { 'retry-after-ms': '1' }).end());
     const retrying = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url, maxRetries: 2 });
