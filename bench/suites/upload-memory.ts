@@ -7,7 +7,7 @@ import type { BenchTable } from '../run.ts';
 
 const MiB = 1024 * 1024;
 const SIZES = [25, 50];
-const RUNS = 3;
+const RUNS = 5;
 const VARIANTS = [
   ['omnimedia', 'omnimedia uploads.video(path)'],
   ['fetch', 'fetch + FormData(fs.openAsBlob)'],
@@ -73,7 +73,7 @@ export default async function uploadMemory(): Promise<BenchTable> {
     rows,
     notes: [
       'Target: at most 50 MiB of growth for a 50 MiB upload, and flat as the file grows.',
-      "omnimedia sends uploads with redirect: 'error' (fetch otherwise tees the body to replay it on a 307/308, holding every byte sent) and without ky's retry clone; a retry re-opens the file.",
+      "omnimedia sends uploads with redirect: 'error' (fetch otherwise tees the body to replay it on a 307/308, holding every byte sent), without ky's retry clone (a retry re-opens the file), and reads the file in 32 KiB chunks on demand inside the platform FormData's multipart framing (fetch's own FormData reading piles up larger chunks until a major GC: the two redirect: 'error' rows).",
     ],
   };
 }

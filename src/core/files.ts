@@ -68,8 +68,22 @@ export const VIDEO_UPLOAD_RULE: UploadRule = { kind: 'video', maxBytes: 50 * MiB
  * re-reads the file); a one-shot stream can be read once.
  */
 export type FileSource =
-  | { replayable: true; size: number; open: () => Promise<Blob> }
+  | {
+      replayable: true;
+      size: number;
+      /** The whole file as a (lazy, for a path) Blob, for a FormData body or hashing. */
+      open: () => Promise<Blob>;
+      /** The bytes as a fresh stream of small chunks, read only as fast as they are sent. */
+      read: () => Promise<ReadableStream<Uint8Array>>;
+    }
   | { replayable: false; size: number | undefined; stream: ReadableStream<Uint8Array> };
+
+/**
+ * Bytes per read when streaming a file. Small fresh chunks die young and are collected by the
+ * frequent minor GCs; large ones pile up until a major GC. Measured on Node 24 (50 MiB upload,
+ * peak RSS growth): 16 KiB +12 MiB, 32 KiB +13, 64 KiB +19, 256 KiB +41, Blob.stream() +36.
+ */
+export const READ_CHUNK_BYTES = 32 * 1024;
 
 /** A file checked against its endpoint's rule and ready to send. */
 export interface PreparedFile {
@@ -83,6 +97,67 @@ export interface PreparedFile {
 
 // The specifier is a variable so that browser bundlers leave the Node-only branch alone.
 const NODE_FS = 'node:fs';
+const NODE_FS_PROMISES = 'node:fs/promises';
+
+interface FileHandleLike {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  close(): Promise<void>;
+}
+
+/** A file read from disk a chunk at a time, on demand; the handle closes at the end or on cancel. */
+async function readPath(path: string, field: string): Promise<ReadableStream<Uint8Array>> {
+  const fsp = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS_PROMISES)) as {
+    open(path: string, flags: string): Promise<FileHandleLike>;
+  };
+  const handle = await fsp.open(path, 'r').catch((error: unknown) => {
+    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${(error as { code?: string }).code ?? (error as Error).message}` }]);
+  });
+  let position = 0;
+  let closed = false;
+  const close = async () => {
+    if (!closed) {
+      closed = true;
+      await handle.close();
+    }
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const chunk = new Uint8Array(READ_CHUNK_BYTES);
+          const { bytesRead } = await handle.read(chunk, 0, chunk.byteLength, position);
+          if (bytesRead === 0) {
+            await close();
+            return controller.close();
+          }
+          position += bytesRead;
+          controller.enqueue(bytesRead === chunk.byteLength ? chunk : chunk.subarray(0, bytesRead));
+        } catch (error) {
+          await close().catch(() => {});
+          throw error;
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A Blob read a slice at a time, on demand (any runtime). */
+function readBlob(blob: Blob): ReadableStream<Uint8Array> {
+  let position = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (position >= blob.size) return controller.close();
+        const chunk = new Uint8Array(await blob.slice(position, position + READ_CHUNK_BYTES).arrayBuffer());
+        position += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
 
 function basename(path: string): string {
   return path.split(/[\\/]/).pop() || path;
@@ -198,18 +273,22 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     const path = typeof input === 'string' ? input : input.path;
     const blob = await openPath(path, field);
     return {
-      source: { replayable: true, size: blob.size, open: () => openPath(path, field) },
+      source: { replayable: true, size: blob.size, open: () => openPath(path, field), read: () => readPath(path, field) },
       head: await headOfBlob(blob),
       name: typeof input === 'string' ? basename(path) : input.name,
     };
   }
   if (input instanceof Blob) {
     const name = 'name' in input && typeof input.name === 'string' && input.name ? input.name : undefined;
-    return { source: { replayable: true, size: input.size, open: async () => input }, head: await headOfBlob(input), name };
+    return {
+      source: { replayable: true, size: input.size, open: async () => input, read: async () => readBlob(input) },
+      head: await headOfBlob(input),
+      name,
+    };
   }
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
     const blob = new Blob([input as Uint8Array<ArrayBuffer>]);
-    return { source: { replayable: true, size: blob.size, open: async () => blob }, head: await headOfBlob(blob) };
+    return { source: { replayable: true, size: blob.size, open: async () => blob, read: async () => readBlob(blob) }, head: await headOfBlob(blob) };
   }
   if (input instanceof Response) {
     if (!input.ok)
