@@ -156,9 +156,13 @@ function framed(framing: Framing, content: ReadableStream<Uint8Array>): Readable
  *   is collected into a Blob first (stopping at the limit), and progress is reported once,
  *   at the end, by the caller.
  */
-export async function attemptBody(file: PreparedFile, framing: () => Promise<Framing>, options: BodyOptions): Promise<AttemptBody> {
+export async function attemptBody(
+  file: PreparedFile,
+  framing: () => Promise<Framing>,
+  options: BodyOptions,
+  streamed = canStreamRequestBodies(),
+): Promise<AttemptBody> {
   const { source } = file;
-  const streamed = canStreamRequestBodies();
   if (!streamed) {
     const blob = source.replayable ? await source.open() : await collect(file, source.stream, { ...options, onProgress: undefined });
     const form = new FormData();
