@@ -1,5 +1,5 @@
 import type { ValidationError } from '../core/errors.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type UploadRule, type Uploadable } from '../core/files.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../core/files.ts';
 import { parseResponse } from '../core/parse.ts';
 import type { RequestOptions } from '../core/submit.ts';
 import { uploadCacheKey } from '../core/upload-cache.ts';
@@ -68,7 +68,7 @@ export class Uploads extends APIResource {
   }
 
   async #post(file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
-    const rule: UploadRule = file.rule.kind === 'image' ? IMAGE_UPLOAD_RULE : VIDEO_UPLOAD_RULE;
+    const { rule } = file;
     const what = `uploads.${rule.kind}`;
     let tooLarge: ValidationError | undefined;
     let framing: Promise<Framing> | undefined;
@@ -94,7 +94,10 @@ export class Uploads extends APIResource {
         maxRetries: file.source.replayable ? options.maxRetries : 0,
       });
       const record = parseResponse(SCHEMA[rule.kind], body, what);
-      if (!counted) options.onProgress?.({ loaded: file.source.size ?? Number(record.bytes ?? 0), total: file.source.size ?? Number(record.bytes ?? 0) });
+      if (!counted) {
+        const size = file.source.size ?? Number(record.bytes ?? 0);
+        options.onProgress?.({ loaded: size, total: size });
+      }
       return record;
     } catch (error) {
       // The stream passed the limit: fetch saw its body fail; the caller should see why.
