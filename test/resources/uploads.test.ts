@@ -15,6 +15,15 @@ const client = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url });
 const png = fixture('tiny.png');
 const mp4 = fixture('tiny.mp4');
 
+/** `size` bytes as a Node-style iterable of 1 MiB Buffers, the header first. */
+function* chunksOf(header: Uint8Array, size: number): Generator<Buffer> {
+  for (let sent = 0; sent < size; sent += MiB) {
+    const chunk = Buffer.alloc(Math.min(MiB, size - sent));
+    if (sent === 0) chunk.set(header);
+    yield chunk;
+  }
+}
+
 const imageRecord = (name = 'x.png') => ({
   url: `https://files.example/${name}`,
   filename: name,
@@ -119,6 +128,16 @@ describe('uploads over real HTTP (loopback)', () => {
     expect(error.issues[0]?.message).toMatch(/^must be at most 50 MiB \(52,428,800 bytes\); the stream passed it/);
     await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
     expect(loopback.seen).toHaveLength(1); // a one-shot stream is never retried
+  });
+
+  it('an image stream of unknown size: exactly 25 MiB is sent; one byte more is refused at the limit', async () => {
+    loopback.handle((req, res) => json(res, 200, { ...imageRecord(), bytes: req.received }));
+    expect((await client.uploads.image(Readable.from(chunksOf(png.bytes, 25 * MiB)))).bytes).toBeGreaterThan(25 * MiB);
+    loopback.seen.length = 0;
+    const error = (await client.uploads.image(Readable.from(chunksOf(png.bytes, 25 * MiB + 1))).catch((e: unknown) => e)) as ValidationError;
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.issues[0]?.message).toMatch(/^must be at most 25 MiB \(26,214,400 bytes\); the stream passed it/);
+    await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
   });
 
   it('a Response with Content-Length is streamed with an exact Content-Length', async () => {
