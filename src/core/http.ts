@@ -30,7 +30,7 @@ export interface HttpRequest {
    * Any other body, with its headers, built anew for every attempt (a retried upload re-opens
    * its source). Such a request does not follow redirects: see `#attempt`.
    */
-  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string> }>;
+  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string>; release?: () => Promise<void> }>;
   /** Words for messages, e.g. `images.generate`. */
   what: string;
   taskId?: string | undefined;
@@ -134,8 +134,9 @@ export class HttpClient {
     const { apiKey, logger } = this.#config;
     const started = performance.now();
     let response: Response;
+    let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
-      const built = request.body ? await request.body() : undefined;
+      built = request.body ? await request.body() : undefined;
       response = await this.#ky(request.path, {
         method: request.method,
         timeout: request.timeout ?? this.#config.timeout,
@@ -151,11 +152,14 @@ export class HttpClient {
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } catch (error) {
+      await built?.release?.();
       throw this.#failure(error, request);
     }
     const text = await response.text().catch((error: unknown) => {
       throw this.#failure(error, request);
     });
+    // The service may answer (an error, say) before it has read the whole body.
+    await built?.release?.();
     logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
     if (!response.ok) {
       throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {

@@ -14,6 +14,11 @@ export interface AttemptBody {
   headers: Record<string, string>;
   /** `false` when the body is a FormData whose progress cannot be watched: report it at the end. */
   counted: boolean;
+  /**
+   * Let go of the source (close the file) whatever became of the request. fetch does not
+   * always cancel a body it gave up on (a refused connection leaves a file read pending).
+   */
+  release: () => Promise<void>;
 }
 
 /**
@@ -119,27 +124,37 @@ function limited(file: PreparedFile, content: ReadableStream<Uint8Array>, option
   );
 }
 
-/** `prefix`, then the stream, then `suffix`, pulled on demand. */
-function framed(framing: Framing, content: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+/** `prefix`, then the stream, then `suffix`, pulled on demand; `release` cancels the content. */
+function framed(framing: Framing, content: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; release: () => Promise<void> } {
   const reader = content.getReader();
   let stage: 'prefix' | 'content' | 'done' = 'prefix';
-  return new ReadableStream<Uint8Array>(
+  const release = async () => {
+    if (stage === 'done') return;
+    stage = 'done';
+    await reader.cancel().catch(() => {});
+  };
+  const stream = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         if (stage === 'prefix') {
           stage = 'content';
           return controller.enqueue(framing.prefix.slice());
         }
+        if (stage === 'done') return controller.close();
         const { done, value } = await reader.read();
         if (!done) return controller.enqueue(value);
         stage = 'done';
         controller.enqueue(framing.suffix.slice());
         controller.close();
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        stage = 'done';
+        return reader.cancel(reason);
+      },
     },
     { highWaterMark: 0 },
   );
+  return { stream, release };
 }
 
 /**
@@ -167,7 +182,7 @@ export async function attemptBody(
     const blob = source.replayable ? await source.open() : await collect(file, source.stream, { ...options, onProgress: undefined });
     const form = new FormData();
     form.append('file', new File([blob], file.filename, { type: file.type.mediaType }));
-    return { body: form, headers: {}, counted: false };
+    return { body: form, headers: {}, counted: false, release: async () => {} };
   }
   const content = source.replayable ? await source.read() : source.stream;
   const frame = await framing();
@@ -175,5 +190,6 @@ export async function attemptBody(
   if (source.size !== undefined)
     headers['content-length'] = String(frame.prefix.byteLength + source.size + frame.suffix.byteLength);
   options.onProgress?.({ loaded: 0, total: source.size });
-  return { body: framed(frame, limited(file, content, options)), headers, counted: true };
+  const { stream, release } = framed(frame, limited(file, content, options));
+  return { body: stream, headers, counted: true, release };
 }

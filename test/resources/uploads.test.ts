@@ -1,4 +1,6 @@
 import { createReadStream } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { http, HttpResponse } from 'msw';
@@ -193,6 +195,17 @@ describe('uploads over real HTTP (loopback)', () => {
     await expect(pending).rejects.toThrow('user cancelled');
     await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
     expect(loopback.seen[0]!.received).toBeLessThan(20 * MiB);
+  });
+
+  it('a failed upload lets go of its source (the stream is destroyed, not left half-read)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const source = Readable.from(chunksOf(mp4.bytes, 5 * MiB));
+    const refused = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}` });
+    await expect(refused.uploads.video(source)).rejects.toThrow(/could not reach the service/);
+    await expect.poll(() => source.destroyed).toBe(true);
   });
 
   it('a one-shot stream is not retried: the 503 reaches the caller', async () => {
