@@ -3,7 +3,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { fileFromPath, OmniMedia, ServiceUnavailableError, ValidationError, type TransferProgress } from '../../src/index.ts';
 import { byteStream, fixture, sparseFile, tempDir } from '../helpers/fixtures.ts';
