@@ -45,6 +45,14 @@ export class AutoUploads {
       this.#pending.push({ placeholder, field: path, input: reference, rule, key });
       return placeholder;
     }
+    // A path where a URL goes is the commonest slip, and the service would answer it with a
+    // late 400: say what to do instead, before anything is sent.
+    if (key === 'url' && typeof reference === 'string' && reference !== '' && !URL.canParse(reference)) {
+      this.#issues.push({
+        path,
+        message: `must be an upload URL, not "${reference.slice(0, 80)}" (a string is never read as a path: pass fileFromPath(...) to upload a file)`,
+      });
+    }
     return resolveReference(reference as string | R, key as keyof R & string, path, this.#issues);
   }
 

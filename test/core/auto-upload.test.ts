@@ -149,6 +149,15 @@ describe('auto-upload', () => {
     expect(seen.uploads).toEqual([]);
   });
 
+  it('a path given as a string is refused with a hint, not read from disk', async () => {
+    const seen = service();
+    const error = (await client.images.edit({ model: 'm', prompt: 'p', image: png.path.replace(/^\//, './') }).catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues).toEqual([{ path: 'image', message: expect.stringMatching(/^must be an upload URL, not ".*tiny\.png" \(a string is never read as a path: pass fileFromPath\(\.\.\.\) to upload a file\)$/) }]);
+    await expect(client.videos.generate({ prompt: 'p', images: ['photo.png'] })).rejects.toThrow(/images\[0\]: must be an upload URL/);
+    expect(seen.uploads).toEqual([]);
+    expect(seen.submissions).toEqual([]);
+  });
+
   it('a failed upload fails the call and nothing is submitted', async () => {
     const seen = service();
     server.use(http.post(`${BASE_URL}/v1/uploads/images`, () => HttpResponse.json({ error: 'bad image' }, { status: 400 })));
