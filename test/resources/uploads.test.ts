@@ -1,222 +1,182 @@
-import { createReadStream } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { fileFromPath, OmniMedia, ServiceUnavailableError, ValidationError, type TransferProgress } from '../../src/index.ts';
-import { byteStream, fixture, sparseFile, tempDir } from '../helpers/fixtures.ts';
-import { filePart, json, useLoopback } from '../helpers/loopback.ts';
-import { API_KEY } from '../helpers/msw.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OmniMedia, ValidationError } from 'omnimedia';
+import { mediaBytes, mib } from '../helpers/media-bytes.ts';
+import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
+import { countAllRequests, json, recordRoute, type SeenRequest } from '../helpers/wire.ts';
 
-const MiB = 1024 * 1024;
-const dir = await tempDir();
-const loopback = await useLoopback();
-const client = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url });
-const png = fixture('tiny.png');
-const mp4 = fixture('tiny.mp4');
+const server = useMsw();
+const client = () => new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, maxRetries: 0 });
 
-/** `size` bytes as a Node-style iterable of 1 MiB Buffers, the header first. */
-function* chunksOf(header: Uint8Array, size: number): Generator<Buffer> {
-  for (let sent = 0; sent < size; sent += MiB) {
-    const chunk = Buffer.alloc(Math.min(MiB, size - sent));
-    if (sent === 0) chunk.set(header);
-    yield chunk;
-  }
-}
-
-const imageRecord = (name = 'x.png') => ({
-  url: `https://files.example/${name}`,
-  filename: name,
+const IMAGE_RECORD = {
+  url: 'https://uploads.test/u/1.png',
+  filename: 'upload.png',
   content_type: 'image/png',
-  bytes: 87,
-  width: 16,
-  height: 16,
+  bytes: 1024,
+  width: 64,
+  height: 64,
   created_at: 1_700_000_000,
   expires_at: 1_700_086_400,
+};
+const VIDEO_RECORD = {
+  upload_id: 'up_1',
+  url: 'https://uploads.test/u/1.mp4',
+  filename: 'clip.mp4',
+  content_type: 'video/mp4',
+  bytes: 2048,
+  created_at: 1_700_000_000,
+  expires_at: 1_700_086_400,
+};
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'omnimedia-uploads-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
-/** Answer every upload with a record naming what arrived. */
-function echoUploads() {
-  loopback.handle(async (req, res) => {
-    const file = await filePart(req);
-    json(res, 200, {
-      url: `https://files.example/${file.name}`,
-      upload_id: `up_${file.name}`,
-      filename: file.name,
-      content_type: file.type,
-      bytes: file.size,
-    });
-  });
+/** The multipart request's `file` part, checked to be the only part. */
+async function filePart(request: SeenRequest | undefined): Promise<{ name: string; type: string; bytes: Uint8Array }> {
+  expect(request?.headers.get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
+  const form = request?.form;
+  expect([...(form?.keys() ?? [])]).toEqual(['file']);
+  const file = form?.get('file');
+  expect(file).toBeInstanceOf(File);
+  const part = file as File;
+  return { name: part.name, type: part.type, bytes: new Uint8Array(await part.arrayBuffer()) };
 }
 
-describe('uploads over real HTTP (loopback)', () => {
+async function rejectsLocally(call: () => Promise<unknown>) {
+  const requests = countAllRequests(server);
+  const error = await call().then(
+    () => {
+      throw new Error('expected a ValidationError');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  expect(requests.count).toBe(0);
+  return error as ValidationError;
+}
+
+describe('uploads.image: the wire request', () => {
+  it('bytes: POST /v1/uploads/images, bearer key, multipart `file` typed from the bytes', async () => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    const bytes = mediaBytes('png', 1024);
+    const record = await client().uploads.image(bytes);
+    const [request] = seen;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/v1/uploads/images');
+    expect(request?.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
+    expect(await filePart(request)).toEqual({ name: 'upload.png', type: 'image/png', bytes });
+    expect(record).toEqual(IMAGE_RECORD);
+  });
+
+  it('a File keeps its name; its declared type is not trusted, the bytes decide', async () => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    const bytes = mediaBytes('jpeg', 2000);
+    await client().uploads.image(new File([bytes], 'photo.png', { type: 'image/png' }));
+    expect(await filePart(seen[0])).toEqual({ name: 'photo.png', type: 'image/jpeg', bytes });
+  });
+
+  it('a Blob gets a name from its sniffed type; the filename option wins', async () => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    const bytes = mediaBytes('webp', 512);
+    await client().uploads.image(new Blob([bytes]));
+    await client().uploads.image(new Blob([bytes]), { filename: 'cover.webp' });
+    expect(await filePart(seen[0])).toEqual({ name: 'upload.webp', type: 'image/webp', bytes });
+    expect((await filePart(seen[1])).name).toBe('cover.webp');
+  });
+
+  it('a path (Node) sends the file under its base name', async () => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    const bytes = mediaBytes('png', 4096);
+    const path = join(dir, 'sunset.png');
+    await writeFile(path, bytes);
+    await client().uploads.image(path);
+    expect(await filePart(seen[0])).toEqual({ name: 'sunset.png', type: 'image/png', bytes });
+  });
+
+  it('an ArrayBuffer is bytes too', async () => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    const bytes = mediaBytes('png', 100);
+    await client().uploads.image(bytes.buffer);
+    expect((await filePart(seen[0])).bytes).toEqual(bytes);
+  });
+});
+
+describe('uploads.video: the wire request', () => {
   it.each([
-    ['a path string', () => png.path, 'tiny.png'],
-    ['fileFromPath', () => fileFromPath(png.path, 'renamed.png'), 'renamed.png'],
-    ['a Blob', () => new Blob([png.bytes]), 'upload.png'],
-    ['a File', () => new File([png.bytes], 'photo.png'), 'photo.png'],
-    ['a Uint8Array', () => png.bytes, 'upload.png'],
-    ['a Buffer', () => Buffer.from(png.bytes), 'upload.png'],
-    ['an ArrayBuffer', () => png.bytes.slice().buffer, 'upload.png'],
-    ['a web ReadableStream', () => new Blob([png.bytes]).stream(), 'upload.png'],
-    ['a Node Readable (fs.ReadStream)', () => createReadStream(png.path), 'tiny.png'],
-    ['a Node Readable (Readable.from)', () => Readable.from([Buffer.from(png.bytes)]), 'upload.png'],
-    ['a fetch Response', () => new Response(png.bytes), 'upload.png'],
-  ] as const)('%s: multipart field "file", sniffed type, right bytes, the key sent', async (_kind, input, filename) => {
-    echoUploads();
-    const record = await client.uploads.image(input());
-    expect(record).toMatchObject({ filename, content_type: 'image/png', bytes: png.bytes.byteLength });
-    const [request] = loopback.seen;
-    expect(request).toMatchObject({ method: 'POST', path: '/v1/uploads/images' });
-    expect(request?.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    const file = await filePart(request!);
-    expect(new Uint8Array(await file.arrayBuffer())).toEqual(png.bytes);
+    ['mp4', 'video/mp4', 'upload.mp4'],
+    ['mov', 'video/quicktime', 'upload.mov'],
+    ['webm', 'video/webm', 'upload.webm'],
+  ] as const)('%s: POST /v1/uploads/videos as %s', async (kind, type, name) => {
+    const seen = recordRoute(server, 'post', '/v1/uploads/videos', json(VIDEO_RECORD));
+    const bytes = mediaBytes(kind, 2048);
+    const record = await client().uploads.video(bytes);
+    const [request] = seen;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/v1/uploads/videos');
+    expect(request?.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
+    expect(await filePart(request)).toEqual({ name, type, bytes });
+    expect(record.upload_id).toBe('up_1');
   });
 
-  it('the filename option wins over every default', async () => {
-    echoUploads();
-    expect((await client.uploads.image(png.path, { filename: 'chosen.png' })).filename).toBe('chosen.png');
-    expect((await client.uploads.image(createReadStream(png.path), { filename: 'chosen2.png' })).filename).toBe('chosen2.png');
+  it('a video record without upload_id is an APIError', async () => {
+    recordRoute(server, 'post', '/v1/uploads/videos', json({ url: 'https://uploads.test/x.mp4' }));
+    const error = await client().uploads.video(mediaBytes('mp4')).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'APIError', message: expect.stringMatching(/upload_id/) });
+  });
+});
+
+describe('uploads: local checks, nothing sent', () => {
+  it('a GIF image is refused, naming GIF', async () => {
+    const error = await rejectsLocally(() => client().uploads.image(mediaBytes('gif')));
+    expect(error.issues).toEqual([{ path: 'file', message: 'must be PNG, JPEG, WebP (found GIF)' }]);
+    expect(error.message).toContain('GIF');
   });
 
-  it.each([
-    ['tiny.mp4', 'video/mp4'],
-    ['tiny.mov', 'video/quicktime'],
-    ['tiny.webm', 'video/webm'],
-  ] as const)('video %s is sent as %s, whatever its name says', async (name, type) => {
-    echoUploads();
-    const { path, bytes } = fixture(name);
-    const record = await client.uploads.video(new File([bytes], 'misnamed.gif', { type: 'image/gif' }));
-    expect(record).toMatchObject({ upload_id: 'up_misnamed.gif', content_type: type });
-    expect(await client.uploads.video(path)).toMatchObject({ content_type: type });
+  it('a GIF named .png is still a GIF', async () => {
+    const error = await rejectsLocally(() => client().uploads.image(new File([mediaBytes('gif')], 'fake.png', { type: 'image/png' })));
+    expect(error.issues[0]?.message).toContain('found GIF');
   });
 
-  it.each(['tiny.png', 'tiny.jpg', 'tiny.webp'] as const)('image %s is accepted', async (name) => {
-    echoUploads();
-    const type = { 'tiny.png': 'image/png', 'tiny.jpg': 'image/jpeg', 'tiny.webp': 'image/webp' }[name];
-    expect(await client.uploads.image(fixture(name).path)).toMatchObject({ content_type: type });
+  it('a video is not an image, and an image is not a video', async () => {
+    const image = await rejectsLocally(() => client().uploads.image(mediaBytes('mp4')));
+    expect(image.issues[0]?.message).toBe('must be PNG, JPEG, WebP (found MP4)');
+    const video = await rejectsLocally(() => client().uploads.video(mediaBytes('png')));
+    expect(video.issues[0]?.message).toBe('must be MP4, MOV, WebM (found PNG)');
   });
 
-  it('a GIF is refused with "found GIF" and nothing is sent', async () => {
-    const error = (await client.uploads.image(fixture('tiny.gif').path).catch((e: unknown) => e)) as ValidationError;
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error.message).toBe('Invalid image upload: file: must be PNG, JPEG, WebP (found GIF)');
-    expect(loopback.seen).toHaveLength(0);
+  it('unrecognised and empty files are refused', async () => {
+    const unknown = await rejectsLocally(() => client().uploads.image(new Uint8Array(100).fill(7)));
+    expect(unknown.issues[0]?.message).toBe('must be PNG, JPEG, WebP (found an unrecognised file type)');
+    const empty = await rejectsLocally(() => client().uploads.image(new Uint8Array(0)));
+    expect(empty.issues).toEqual([{ path: 'file', message: 'is empty' }]);
   });
 
-  it('a file over the limit is refused before sending; the exact limit is sent (image, 25 MiB)', async () => {
-    echoUploads();
-    const over = await sparseFile(join(dir, 'over.png'), png.bytes, 25 * MiB + 1);
-    await expect(client.uploads.image(over)).rejects.toThrow(ValidationError);
-    expect(loopback.seen).toHaveLength(0);
-    loopback.handle((req, res) => json(res, 200, { ...imageRecord(), bytes: req.received }));
-    const edge = await sparseFile(join(dir, 'edge.png'), png.bytes, 25 * MiB);
-    const record = await client.uploads.image(edge);
-    expect(record.bytes).toBeGreaterThan(25 * MiB); // the multipart body: the file plus its framing
-    expect(loopback.seen[0]?.headers['content-length']).toBe(String(record.bytes));
+  it('a 26 MiB image is refused; exactly 25 MiB is sent', async () => {
+    const error = await rejectsLocally(() => client().uploads.image(mediaBytes('png', mib(26))));
+    expect(error.issues).toEqual([
+      { path: 'file', message: 'must be at most 25 MiB (26,214,400 bytes); got 27,262,976 bytes' },
+    ]);
+    const seen = recordRoute(server, 'post', '/v1/uploads/images', json(IMAGE_RECORD));
+    await client().uploads.image(mediaBytes('png', mib(25)));
+    expect((await filePart(seen[0])).bytes.length).toBe(mib(25));
   });
 
-  it('a stream of unknown size: exactly 50 MiB is sent; one byte more aborts the upload with a ValidationError', async () => {
-    loopback.handle((req, res) => json(res, 200, { upload_id: 'big', bytes: req.received }));
-    const ok = await client.uploads.video(byteStream(mp4.bytes, 50 * MiB));
-    expect(ok.bytes).toBeGreaterThan(50 * MiB);
-    expect(loopback.seen[0]?.headers['transfer-encoding']).toBe('chunked');
-    loopback.seen.length = 0;
-
-    const error = (await client.uploads.video(byteStream(mp4.bytes, 50 * MiB + 1)).catch((e: unknown) => e)) as ValidationError;
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error.issues[0]?.message).toMatch(/^must be at most 50 MiB \(52,428,800 bytes\); the stream passed it/);
-    await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
-    expect(loopback.seen).toHaveLength(1); // a one-shot stream is never retried
+  it('a 51 MiB video is refused', async () => {
+    const error = await rejectsLocally(() => client().uploads.video(mediaBytes('mp4', mib(51))));
+    expect(error.issues).toEqual([
+      { path: 'file', message: 'must be at most 50 MiB (52,428,800 bytes); got 53,477,376 bytes' },
+    ]);
   });
 
-  it('an image stream of unknown size: exactly 25 MiB is sent; one byte more is refused at the limit', async () => {
-    loopback.handle((req, res) => json(res, 200, { ...imageRecord(), bytes: req.received }));
-    expect((await client.uploads.image(Readable.from(chunksOf(png.bytes, 25 * MiB)))).bytes).toBeGreaterThan(25 * MiB);
-    loopback.seen.length = 0;
-    const error = (await client.uploads.image(Readable.from(chunksOf(png.bytes, 25 * MiB + 1))).catch((e: unknown) => e)) as ValidationError;
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(error.issues[0]?.message).toMatch(/^must be at most 25 MiB \(26,214,400 bytes\); the stream passed it/);
-    await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
-  });
-
-  it('a Response with Content-Length is streamed with an exact Content-Length', async () => {
-    loopback.handle((req, res) => json(res, 200, { ...imageRecord(), bytes: req.received }));
-    const record = await client.uploads.image(new Response(png.bytes, { headers: { 'content-length': String(png.bytes.byteLength) } }));
-    expect(loopback.seen[0]?.headers['content-length']).toBe(String(record.bytes));
-    expect(new Uint8Array(await (await filePart(loopback.seen[0]!)).arrayBuffer())).toEqual(png.bytes);
-  });
-
-  it('progress: from 0 to the size, in order, for a path', async () => {
-    loopback.handle((_req, res) => json(res, 200, imageRecord()));
-    const big = await sparseFile(join(dir, 'progress.mp4'), mp4.bytes, 3 * MiB + 5);
-    const seen: TransferProgress[] = [];
-    loopback.handle((req, res) => json(res, 200, { upload_id: 'p', bytes: req.received }));
-    await client.uploads.video(big, { onProgress: (p) => seen.push(p) });
-    expect(seen[0]).toEqual({ loaded: 0, total: 3 * MiB + 5 });
-    expect(seen.at(-1)).toEqual({ loaded: 3 * MiB + 5, total: 3 * MiB + 5 });
-    expect(seen.length).toBeGreaterThan(3);
-    for (let i = 1; i < seen.length; i++) expect(seen[i]!.loaded).toBeGreaterThanOrEqual(seen[i - 1]!.loaded);
-    // The watched upload still carries an exact Content-Length (not chunked).
-    expect(Number(loopback.seen[0]?.headers['content-length'])).toBe(loopback.seen[0]?.received);
-  });
-
-  it('progress of a stream of unknown size has total undefined', async () => {
-    loopback.handle((_req, res) => json(res, 200, { upload_id: 's' }));
-    const seen: TransferProgress[] = [];
-    await client.uploads.video(byteStream(mp4.bytes, 2 * MiB), { onProgress: (p) => seen.push(p) });
-    expect(seen.at(-1)).toEqual({ loaded: 2 * MiB, total: undefined });
-  });
-
-  it('a retried upload (503) re-opens the file and sends all of it again', async () => {
-    let calls = 0;
-    loopback.handle(async (req, res) => {
-      calls++;
-      if (calls === 1) return void res.writeHead(503, { 'retry-after-ms': '1' }).end();
-      const file = await filePart(req);
-      json(res, 200, { upload_id: 'r', bytes: file.size });
-    });
-    const retrying = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url, maxRetries: 2 });
-    const record = await retrying.uploads.video(mp4.path);
-    expect(record.bytes).toBe(mp4.bytes.byteLength);
-    expect(loopback.seen.map((r) => r.received)).toEqual([loopback.seen[1]!.received, loopback.seen[1]!.received]);
-  });
-
-  it('an abort mid-upload stops the upload and rejects with the reason', async () => {
-    loopback.handle((_req, res) => json(res, 200, { upload_id: 'never' }));
-    const controller = new AbortController();
-    const big = await sparseFile(join(dir, 'abort.mp4'), mp4.bytes, 20 * MiB);
-    const pending = client.uploads.video(big, {
-      signal: controller.signal,
-      onProgress: ({ loaded }) => loaded > 2 * MiB && controller.abort(new Error('user cancelled')),
-    });
-    await expect(pending).rejects.toThrow('user cancelled');
-    await expect.poll(() => loopback.seen[0]?.aborted).toBe(true);
-    expect(loopback.seen[0]!.received).toBeLessThan(20 * MiB);
-  });
-
-  it('a failed upload lets go of its source (the stream is destroyed, not left half-read)', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise((resolve) => closed.close(resolve));
-    const source = Readable.from(chunksOf(mp4.bytes, 5 * MiB));
-    const refused = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}` });
-    await expect(refused.uploads.video(source)).rejects.toThrow(/could not reach the service/);
-    await expect.poll(() => source.destroyed).toBe(true);
-  });
-
-  it('a one-shot stream is not retried: the 503 reaches the caller', async () => {
-    loopback.handle((_req, res) => void res.writeHead(503, { 'retry-after-ms': '1' }).end());
-    const retrying = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url, maxRetries: 2 });
-    await expect(retrying.uploads.video(createReadStream(mp4.path))).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(loopback.seen).toHaveLength(1);
-  });
-
-  it('an upload is not redirected (the body is never held for a replay)', async () => {
-    loopback.handle((_req, res) => void res.writeHead(307, { location: '/v1/uploads/elsewhere' }).end());
-    await expect(client.uploads.image(png.path)).rejects.toThrow(/answered with a redirect/);
-    expect(loopback.seen.map((r) => r.path)).toEqual(['/v1/uploads/images']);
+  it('a path that does not exist is a ValidationError', async () => {
+    const error = await rejectsLocally(() => client().uploads.image(join(dir, 'missing.png')));
+    expect(error.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/cannot read/) });
   });
 });
