@@ -3,6 +3,8 @@ import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
+import { UploadCache, type UploadCacheOptions } from './core/upload-cache.ts';
+import { Files } from './resources/files.ts';
 import { Images } from './resources/images.ts';
 import { Tasks } from './resources/tasks.ts';
 import { Uploads } from './resources/uploads.ts';
@@ -36,6 +38,12 @@ export interface ClientOptions {
   logger?: Logger;
   /** Default: `OMNIMEDIA_LOG`, else `warn`. */
   logLevel?: LogLevel;
+  /**
+   * Reuse uploads of the same bytes while they have comfortably more than `margin` (default
+   * 1 h) of their 24 hours left. Off by default; `true` for an in-memory store, or options
+   * with your own `store`. See "Uploads and files" in the README.
+   */
+  uploadCache?: boolean | UploadCacheOptions;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -76,6 +84,7 @@ export class OmniMedia {
   readonly videos: Videos;
   readonly uploads: Uploads;
   readonly tasks: Tasks;
+  readonly files: Files;
 
   /** The service's address, ending in `/`. */
   readonly baseURL: string;
@@ -85,6 +94,8 @@ export class OmniMedia {
   readonly http: HttpClient;
   /** @internal */
   readonly logger: LevelledLogger;
+  /** The upload cache, when the `uploadCache` option turned it on. */
+  readonly uploadCache: UploadCache | undefined;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
 
@@ -124,6 +135,10 @@ export class OmniMedia {
     this.videos = new Videos(this);
     this.uploads = new Uploads(this);
     this.tasks = new Tasks(this);
+    this.files = new Files(this);
+    this.uploadCache = options.uploadCache
+      ? new UploadCache(options.uploadCache === true ? {} : options.uploadCache)
+      : undefined;
   }
 
   /** `true` when the client has an API key (submissions and uploads need one). */

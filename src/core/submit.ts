@@ -16,8 +16,11 @@ export interface RequestOptions {
 export interface Submission<S extends z.core.$ZodType> {
   path: string;
   what: string;
-  /** Validates the params and builds the JSON body; throws `ValidationError` before any request. */
-  body: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Validates the params and builds the JSON body (uploading any file objects first, under the
+   * call's signal); throws `ValidationError` before any request.
+   */
+  body: (options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
   schema: S;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
@@ -34,7 +37,7 @@ export function submitTask<S extends z.core.$ZodType>(
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
   const sent = (async () => {
-    const json = await submission.body();
+    const json = await submission.body(options);
     submittedAt = Date.now();
     const body = await client.http.request({
       method: 'POST',
