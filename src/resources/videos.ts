@@ -49,6 +49,12 @@ function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string
   return issues.length === before ? text : '-';
 }
 
+// Used when the answer has no normalized_model: the kind of task, for learning durations.
+function videoDurationKey(operation: string, body: Record<string, unknown>): string {
+  const seconds = operation === 'video_edit' ? 'source' : String(body.seconds ?? '10');
+  return `${operation}:${String(body.model)}:${String(body.resolution ?? '720p')}:${seconds}`;
+}
+
 /** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
 export class Videos extends APIResource {
   /**
@@ -71,6 +77,7 @@ export class Videos extends APIResource {
         what: 'videos.generate',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        durationKey: (body) => videoDurationKey('video_generation', body),
         body: () => {
           const issues: ValidationIssue[] = [];
           const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
@@ -130,6 +137,7 @@ export class Videos extends APIResource {
         what: 'videos.edit',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        durationKey: (body) => videoDurationKey('video_edit', body),
         body: () => {
           const issues: ValidationIssue[] = [];
           const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
