@@ -179,6 +179,7 @@ export class PollScheduler {
   }
 
   #run = (): void => {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Number.POSITIVE_INFINITY;
     const now = Date.now();
@@ -208,6 +209,8 @@ export class PollScheduler {
     this.#timer = undefined;
     this.#timerAt = next;
     if (next === Number.POSITIVE_INFINITY) return;
-    this.#timer = setTimeout(this.#run, Math.max(0, next - Date.now()));
+    // Something due now (a first query sent at once) needs no timer: serve it after this tick.
+    if (next <= Date.now()) queueMicrotask(this.#run);
+    else this.#timer = setTimeout(this.#run, next - Date.now());
   }
 }
