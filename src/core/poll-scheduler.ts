@@ -3,10 +3,16 @@
  *
  * Why: 1,000 concurrent waits must neither hold 1,000 timers nor send their queries whenever
  * each pleases. Every wait asks the scheduler for a query slot at a time; the scheduler keeps
- * all requests in one binary heap, arms a single timer for the earliest, and hands out at
- * most `maxPerSecond` query slots in any sliding one-second window. Queries held back by the
- * cap go out in order of their due time as soon as the window allows, so waits that were kept
- * waiting are served first, and each wait then times its next query from when it really ran.
+ * all requests in one binary heap, arms a single timer for the earliest, and hands out slots
+ * under the cap. Queries held back by the cap go out in order of their due time as soon as
+ * the cap allows, so waits that were kept waiting are served first, and each wait then times
+ * its next query from when it really ran.
+ *
+ * The cap holds where it matters, at the service: a query may start only once the query
+ * `maxPerSecond` places before it, and every one before that, was answered at least one
+ * second ago. A request reaches the service between its start and its answer, so however
+ * late the event loop or the network delivers requests, the service never sees more than
+ * `maxPerSecond` of them within one second.
  *
  * Deadline wake-ups share the one timer but take no slot: a deadline never waits on
  * the rate cap.
@@ -22,8 +28,18 @@ interface Entry {
   seq: number;
   /** Position in the heap, or -1 once it left it. */
   index: number;
-  wake: () => void;
+  wake: (release: () => void) => void;
 }
+
+/** One query handed out: when it was answered (`Infinity` while in flight). */
+interface Slot {
+  answeredAt: number;
+  /** Left the ring of the last `maxPerSecond` slots. */
+  retired: boolean;
+}
+
+/** Call when the query's request has settled (answered, failed or aborted). Idempotent. */
+export type ReleaseSlot = () => void;
 
 /** A min-heap on (at, seq) whose entries know their index, so a cancelled one leaves at once. */
 class EntryHeap {
@@ -104,9 +120,13 @@ export class PollScheduler {
   // Two heaps: queries wait on the cap, plain wake-ups (deadlines) never do.
   readonly #queries = new EntryHeap();
   readonly #wakeUps = new EntryHeap();
-  /** Start times of the last `maxPerSecond` slots, oldest at `#head` (a ring). */
-  readonly #recent: number[] = [];
+  /** The last `maxPerSecond` slots, oldest at `#head` (a ring). */
+  readonly #recent: Slot[] = [];
   #head = 0;
+  /** Latest answer among the slots that left the ring... */
+  #retiredAnsweredAt = Number.NEGATIVE_INFINITY;
+  /** ...and how many of those are still in flight. */
+  #retiredInFlight = 0;
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -128,21 +148,22 @@ export class PollScheduler {
   }
 
   /**
-   * Resolve at `at` (ms since the epoch) or later, once a query slot is free under the cap;
-   * the slot is taken when this resolves. Rejects with the signal's reason the moment it aborts.
+   * Resolve at `at` (ms since the epoch) or later, once a query slot is free under the cap,
+   * with the function to call when the query's request has settled. Rejects with the
+   * signal's reason the moment it aborts.
    */
-  querySlot(at: number, signal?: AbortSignal): Promise<void> {
-    return this.#enqueue(this.#queries, at, signal);
+  querySlot(at: number, signal?: AbortSignal): Promise<ReleaseSlot> {
+    return this.#enqueue<ReleaseSlot>(this.#queries, at, signal);
   }
 
   /** Resolve at `at` (ms since the epoch), taking no query slot. */
-  wakeAt(at: number, signal?: AbortSignal): Promise<void> {
-    return this.#enqueue(this.#wakeUps, at, signal);
+  async wakeAt(at: number, signal?: AbortSignal): Promise<void> {
+    await this.#enqueue<unknown>(this.#wakeUps, at, signal);
   }
 
-  #enqueue(heap: EntryHeap, at: number, signal: AbortSignal | undefined): Promise<void> {
+  #enqueue<T>(heap: EntryHeap, at: number, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         heap.remove(entry);
         this.#arm();
@@ -152,9 +173,9 @@ export class PollScheduler {
         at,
         seq: this.#seq++,
         index: -1,
-        wake: () => {
+        wake: (release) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve();
+          resolve(release as T);
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -163,19 +184,40 @@ export class PollScheduler {
     });
   }
 
-  /** When the next slot frees up: now, or when the oldest of the last `maxPerSecond` slots leaves the window. */
+  /**
+   * When the next query may start: one second after the query `maxPerSecond` places back,
+   * and every earlier one, was answered; never while one of them is in flight.
+   */
   #slotFreeAt(): number {
     if (this.#recent.length < this.maxPerSecond) return Number.NEGATIVE_INFINITY;
-    return (this.#recent[this.#head] as number) + WINDOW_MS;
+    if (this.#retiredInFlight > 0) return Number.POSITIVE_INFINITY;
+    const oldest = this.#recent[this.#head] as Slot;
+    return Math.max(this.#retiredAnsweredAt, oldest.answeredAt) + WINDOW_MS;
   }
 
-  #takeSlot(now: number): void {
-    if (this.#recent.length < this.maxPerSecond) {
-      this.#recent.push(now);
-      return;
+  #retire(slot: Slot): void {
+    slot.retired = true;
+    if (slot.answeredAt === Number.POSITIVE_INFINITY) this.#retiredInFlight++;
+    else this.#retiredAnsweredAt = Math.max(this.#retiredAnsweredAt, slot.answeredAt);
+  }
+
+  #takeSlot(): ReleaseSlot {
+    const slot: Slot = { answeredAt: Number.POSITIVE_INFINITY, retired: false };
+    if (this.#recent.length < this.maxPerSecond) this.#recent.push(slot);
+    else {
+      this.#retire(this.#recent[this.#head] as Slot);
+      this.#recent[this.#head] = slot;
+      this.#head = (this.#head + 1) % this.maxPerSecond;
     }
-    this.#recent[this.#head] = now;
-    this.#head = (this.#head + 1) % this.maxPerSecond;
+    return () => {
+      if (slot.answeredAt !== Number.POSITIVE_INFINITY) return;
+      slot.answeredAt = Date.now();
+      if (slot.retired) {
+        this.#retiredInFlight--;
+        this.#retiredAnsweredAt = Math.max(this.#retiredAnsweredAt, slot.answeredAt);
+      }
+      this.#arm();
+    };
   }
 
   #run = (): void => {
@@ -185,13 +227,12 @@ export class PollScheduler {
     const now = Date.now();
     for (let top = this.#wakeUps.peek(); top && top.at <= now; top = this.#wakeUps.peek()) {
       this.#wakeUps.pop();
-      top.wake();
+      top.wake(() => {});
     }
     // Due queries go out in order of due time while the window has room.
     for (let top = this.#queries.peek(); top && top.at <= now && this.#slotFreeAt() <= now; top = this.#queries.peek()) {
-      this.#takeSlot(now);
       this.#queries.pop();
-      top.wake();
+      top.wake(this.#takeSlot());
     }
     this.#arm();
   };

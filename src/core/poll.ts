@@ -231,9 +231,13 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
     for (;;) {
       let task: TaskResult | undefined;
       try {
-        await scheduler.querySlot(nextAt, stop.signal);
-        polls++;
-        task = await target.retrieve(stop.signal);
+        const release = await scheduler.querySlot(nextAt, stop.signal);
+        try {
+          polls++;
+          task = await target.retrieve(stop.signal);
+        } finally {
+          release();
+        }
         failures = 0;
       } catch (error) {
         if (!interruption) {

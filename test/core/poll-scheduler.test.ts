@@ -13,7 +13,11 @@ describe('PollScheduler', () => {
     const scheduler = new PollScheduler(100);
     const t0 = Date.now();
     const woke: [string, number][] = [];
-    const at = (name: string, ms: number) => scheduler.querySlot(t0 + ms).then(() => woke.push([name, Date.now() - t0]));
+    const at = (name: string, ms: number) =>
+      scheduler.querySlot(t0 + ms).then((release) => {
+        woke.push([name, Date.now() - t0]);
+        release();
+      });
     void at('c', 3_000);
     void at('a', 1_000);
     void at('b', 2_000);
@@ -43,7 +47,10 @@ describe('PollScheduler', () => {
     const starts: number[] = [];
     // 40 queries all due at once: the cap spreads them over 10 seconds, in due order.
     const done = Array.from({ length: 40 }, (_, i) =>
-      scheduler.querySlot(t0 + (i % 3)).then(() => starts.push(Date.now() - t0)),
+      scheduler.querySlot(t0 + (i % 3)).then((release) => {
+        starts.push(Date.now() - t0);
+        release();
+      }),
     );
     await vi.advanceTimersByTimeAsync(20_000);
     await Promise.all(done);
@@ -54,6 +61,30 @@ describe('PollScheduler', () => {
     }
     // ... and is not slower than it needs to be: 4 per second.
     expect(Math.max(...starts)).toBeLessThan(10_000);
+  });
+
+  it('counts a query from its answer: the one `cap` places later starts a second after it', async () => {
+    const scheduler = new PollScheduler(2);
+    const t0 = Date.now();
+    const starts: number[] = [];
+    const releases: (() => void)[] = [];
+    for (let i = 0; i < 4; i++)
+      void scheduler.querySlot(t0).then((release) => {
+        starts.push(Date.now() - t0);
+        releases.push(release);
+      });
+    await vi.advanceTimersByTimeAsync(10_000);
+    // Two in flight, unanswered: nothing else may start, however long it takes.
+    expect(starts).toEqual([0, 0]);
+    releases[0]?.();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(starts).toEqual([0, 0]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(starts).toEqual([0, 0, 11_000]);
+    releases[1]?.();
+    releases[1]?.(); // idempotent
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(starts).toEqual([0, 0, 11_000, 12_000]);
   });
 
   it('fires a plain wake-up (a deadline) on time even while queries wait on the cap', async () => {
