@@ -22,6 +22,8 @@
 export const DEFAULT_MAX_POLLS_PER_SECOND = 20;
 
 const WINDOW_MS = 1_000;
+// setTimeout fires at once beyond this (about 24.8 days); longer waits re-arm on the way.
+const MAX_TIMER_MS = 2_147_483_647;
 
 interface Entry {
   at: number;
@@ -252,6 +254,6 @@ export class PollScheduler {
     if (next === Number.POSITIVE_INFINITY) return;
     // Something due now (a first query sent at once) needs no timer: serve it after this tick.
     if (next <= Date.now()) queueMicrotask(this.#run);
-    else this.#timer = setTimeout(this.#run, next - Date.now());
+    else this.#timer = setTimeout(this.#run, Math.min(next - Date.now(), MAX_TIMER_MS));
   }
 }

@@ -111,6 +111,17 @@ describe('PollScheduler', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('handles wake-ups further away than setTimeout can hold (24.8 days)', async () => {
+    const scheduler = new PollScheduler();
+    const t0 = Date.now();
+    let woke: number | undefined;
+    void scheduler.wakeAt(t0 + 40 * 86_400_000).then(() => (woke = Date.now() - t0));
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(woke).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(40 * 86_400_000);
+    expect(woke).toBe(40 * 86_400_000);
+  });
+
   it('rejects a bad cap', () => {
     expect(() => new PollScheduler(0)).toThrow(RangeError);
     expect(() => new PollScheduler(2.5)).toThrow(RangeError);
