@@ -1,10 +1,11 @@
 // A minimal task service for the wait-load bench, run in its own process (child_process.fork)
-// so that its work does not share the event loop of the client under test. Each submitted
-// task completes at a random time within DURATION_MS; every task query's arrival is logged.
+// so that its work does not share the event loop of the client under test. POST /__setup
+// creates tasks that complete at random times within DURATION_MS; every task query's arrival
+// is logged, and GET /__stats reports the peak rate.
 import { createServer } from 'node:http';
 
 const MAX_DURATION_MS = Number(process.env.DURATION_MS ?? 20_000);
-const tasks = new Map<string, number>();
+const tasks = new Map<string, { createdAt: number; doneAt: number }>();
 const arrivals: number[] = [];
 let seq = 0;
 
@@ -31,22 +32,33 @@ const server = createServer((req, res) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  if (req.method === 'POST' && url.pathname === '/v1/images/generations') {
-    req.resume();
-    req.on('end', () => {
+  if (req.method === 'POST' && url.pathname === '/__setup') {
+    // Tasks submitted "now", each completing at a random time within MAX_DURATION_MS.
+    const count = Number(url.searchParams.get('tasks') ?? 0);
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
       const id = `task-${++seq}`;
-      tasks.set(id, now + Math.random() * MAX_DURATION_MS);
-      json(200, { task_id: id, status: 'pending', model: 'omni-image', created_at: Math.floor(now / 1000) });
-    });
-    return;
+      tasks.set(id, { createdAt: now, doneAt: now + Math.random() * MAX_DURATION_MS });
+      ids.push(id);
+    }
+    return json(200, { ids });
   }
   if (req.method === 'GET' && url.pathname.startsWith('/v1/tasks/')) {
     arrivals.push(now);
     const id = decodeURIComponent(url.pathname.slice('/v1/tasks/'.length));
-    const doneAt = tasks.get(id);
-    if (doneAt === undefined) return json(404, { error: 'no such task' });
-    if (now < doneAt) return json(200, { task_id: id, status: 'processing' });
-    return json(200, { task_id: id, status: 'completed', elapsed_s: 5, done_at_ms: doneAt, data: [{ url: `http://localhost/${id}.png` }] });
+    const task = tasks.get(id);
+    if (task === undefined) return json(404, { error: 'no such task' });
+    const created_at = Math.floor(task.createdAt / 1000);
+    if (now < task.doneAt) return json(200, { task_id: id, status: 'processing', created_at });
+    return json(200, {
+      task_id: id,
+      status: 'completed',
+      created_at,
+      elapsed_s: Math.round((task.doneAt - task.createdAt) / 1000),
+      // Not in the spec: the exact end, so the bench can measure the detection lag.
+      done_at_ms: task.doneAt,
+      data: [{ url: `http://localhost/${id}.png` }],
+    });
   }
   if (req.method === 'GET' && url.pathname === '/__stats') {
     return json(200, {

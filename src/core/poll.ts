@@ -24,8 +24,12 @@ export const GAP_AGE_FRACTION = 1 / 25;
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 /** Each gap is moved by up to ±10 %, so that waits started together drift apart. */
 export const GAP_JITTER = 0.1;
-/** In a learned window, queries are this many per window, at least 1 s apart. */
+/**
+ * In a learned window, queries are this many per window, or closer (3 % of the expected end)
+ * when the window is wide, and at least 1 s apart.
+ */
 const QUERIES_PER_WINDOW = 5;
+const WINDOW_STEP_OF_END = 0.03;
 const MIN_WINDOW_STEP_MS = 1_000;
 
 /** Deadline of a wait on an image task when the caller gives no `timeout`. */
@@ -123,7 +127,8 @@ function checkOptions(options: WaitOptions, taskId: string): CadenceSettings & {
  * submission, then gaps of `interval` growing ×1.5 per query, each capped at
  * max(14 s, 4 % of the task's age) and at `maxInterval`, with ±10 % jitter. With a learned
  * window for this kind of task: sparse queries (every `maxInterval`) until the window opens,
- * five evenly spaced inside it, then the plain growth again if the task runs late.
+ * five evenly spaced inside it (closer when it is wide: at most 3 % of its end apart), then
+ * the plain growth again if the task runs late.
  */
 export class Cadence {
   readonly #settings: CadenceSettings;
@@ -148,7 +153,8 @@ export class Cadence {
     const { maxInterval } = this.#settings;
     const cap = Math.min(maxInterval, Math.max(GAP_PLATEAU_MS, this.#settings.interval, age * GAP_AGE_FRACTION));
     if (expected && this.#settings.learn && age < expected.to) {
-      const step = Math.min(cap, Math.max(MIN_WINDOW_STEP_MS, (expected.to - expected.from) / QUERIES_PER_WINDOW));
+      const dense = Math.min((expected.to - expected.from) / QUERIES_PER_WINDOW, expected.to * WINDOW_STEP_OF_END);
+      const step = Math.min(cap, Math.max(MIN_WINDOW_STEP_MS, dense));
       // If the task runs past the window, the plain growth resumes from the dense step.
       this.#gap = step;
       if (age < expected.from) return Math.min(expected.from - age, maxInterval);
