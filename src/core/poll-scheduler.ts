@@ -12,7 +12,8 @@
  * `maxPerSecond` places before it, and every one before that, was answered at least one
  * second ago. A request reaches the service between its start and its answer, so however
  * late the event loop or the network delivers requests, the service never sees more than
- * `maxPerSecond` of them within one second.
+ * `maxPerSecond` of them within one second. (A query unanswered after 5 s stops counting,
+ * so a hung request cannot stall every wait; by then it has long reached the service.)
  *
  * Deadline wake-ups share the one timer but take no slot: a deadline never waits on
  * the rate cap.
@@ -22,6 +23,7 @@
 export const DEFAULT_MAX_POLLS_PER_SECOND = 20;
 
 const WINDOW_MS = 1_000;
+const MAX_HOLD_MS = 5_000;
 // setTimeout fires at once beyond this (about 24.8 days); longer waits re-arm on the way.
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -33,11 +35,13 @@ interface Entry {
   wake: (release: () => void) => void;
 }
 
-/** One query handed out: when it was answered (`Infinity` while in flight). */
+/** One query handed out. */
 interface Slot {
-  answeredAt: number;
-  /** Left the ring of the last `maxPerSecond` slots. */
-  retired: boolean;
+  /**
+   * When it stops counting: its answer, but no later than `MAX_HOLD_MS` after its start (a
+   * request reaches the service long before that), so one hung request cannot stall the rest.
+   */
+  end: number;
 }
 
 /** Call when the query's request has settled (answered, failed or aborted). Idempotent. */
@@ -117,7 +121,7 @@ class EntryHeap {
 
 /** The shared scheduler of one client's waits. */
 export class PollScheduler {
-  /** Most query slots handed out in any one-second window. */
+  /** Most task queries the service sees from this client in any one second. */
   readonly maxPerSecond: number;
   // Two heaps: queries wait on the cap, plain wake-ups (deadlines) never do.
   readonly #queries = new EntryHeap();
@@ -125,10 +129,8 @@ export class PollScheduler {
   /** The last `maxPerSecond` slots, oldest at `#head` (a ring). */
   readonly #recent: Slot[] = [];
   #head = 0;
-  /** Latest answer among the slots that left the ring... */
-  #retiredAnsweredAt = Number.NEGATIVE_INFINITY;
-  /** ...and how many of those are still in flight. */
-  #retiredInFlight = 0;
+  /** Latest end among the slots that left the ring. */
+  #retiredEnd = Number.NEGATIVE_INFINITY;
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -188,36 +190,28 @@ export class PollScheduler {
 
   /**
    * When the next query may start: one second after the query `maxPerSecond` places back,
-   * and every earlier one, was answered; never while one of them is in flight.
+   * and every earlier one, was answered.
    */
   #slotFreeAt(): number {
     if (this.#recent.length < this.maxPerSecond) return Number.NEGATIVE_INFINITY;
-    if (this.#retiredInFlight > 0) return Number.POSITIVE_INFINITY;
     const oldest = this.#recent[this.#head] as Slot;
-    return Math.max(this.#retiredAnsweredAt, oldest.answeredAt) + WINDOW_MS;
+    return Math.max(this.#retiredEnd, oldest.end) + WINDOW_MS;
   }
 
-  #retire(slot: Slot): void {
-    slot.retired = true;
-    if (slot.answeredAt === Number.POSITIVE_INFINITY) this.#retiredInFlight++;
-    else this.#retiredAnsweredAt = Math.max(this.#retiredAnsweredAt, slot.answeredAt);
-  }
-
-  #takeSlot(): ReleaseSlot {
-    const slot: Slot = { answeredAt: Number.POSITIVE_INFINITY, retired: false };
+  #takeSlot(now: number): ReleaseSlot {
+    const slot: Slot = { end: now + MAX_HOLD_MS };
     if (this.#recent.length < this.maxPerSecond) this.#recent.push(slot);
     else {
-      this.#retire(this.#recent[this.#head] as Slot);
+      // A slot retired while in flight keeps its provisional end: later than its answer, so safe.
+      this.#retiredEnd = Math.max(this.#retiredEnd, (this.#recent[this.#head] as Slot).end);
       this.#recent[this.#head] = slot;
       this.#head = (this.#head + 1) % this.maxPerSecond;
     }
+    let released = false;
     return () => {
-      if (slot.answeredAt !== Number.POSITIVE_INFINITY) return;
-      slot.answeredAt = Date.now();
-      if (slot.retired) {
-        this.#retiredInFlight--;
-        this.#retiredAnsweredAt = Math.max(this.#retiredAnsweredAt, slot.answeredAt);
-      }
+      if (released) return;
+      released = true;
+      slot.end = Math.min(slot.end, Date.now());
       this.#arm();
     };
   }
@@ -234,7 +228,7 @@ export class PollScheduler {
     // Due queries go out in order of due time while the window has room.
     for (let top = this.#queries.peek(); top && top.at <= now && this.#slotFreeAt() <= now; top = this.#queries.peek()) {
       this.#queries.pop();
-      top.wake(this.#takeSlot());
+      top.wake(this.#takeSlot(now));
     }
     this.#arm();
   };
