@@ -81,6 +81,7 @@ export default async (): Promise<BenchTable> => {
           `${signed(heapPending - heapBefore)} MiB (${(((heapPending - heapBefore) * 1024) / Math.max(1, pendingThen)).toFixed(2)} KiB per wait)`,
         ],
         ['heap growth after all resolved (live, after GC)', `${signed(heapAfter - heapBefore)} MiB`],
+        ['left behind: scheduler entries / task-event listeners', `${client.pollScheduler.pending} / ${client.taskEvents.size}`],
         ['peak active timers in the client process', timersPeak],
       ],
       notes: [
