@@ -300,6 +300,24 @@ describe('learning durations', () => {
     expect(durations.expected('kind-999')).toBeDefined();
   });
 
+  it('places a wait by id in the learned window using the task’s created_at', async () => {
+    const durations = new TaskDurations();
+    for (const s of [100, 100, 100, 100, 100, 100, 100]) durations.record('k', { task_id: 'x', status: 'completed', elapsed_s: s });
+    // Created 80 s ago; expected to end 97..103 s after creation.
+    const createdAt = (T0 - 80_000) / 1000;
+    const queries: number[] = [];
+    const retrieve = async (): Promise<TaskResult> => {
+      queries.push(Date.now() - T0);
+      const age = Date.now() - createdAt * 1000;
+      return { task_id: 't1', status: age >= 100_000 ? 'completed' : 'processing', normalized_model: 'k', created_at: createdAt, elapsed_s: 100 };
+    };
+    const done = waitForTask(target(retrieve, { durations, submittedAt: undefined }));
+    await vi.advanceTimersByTimeAsync(60_000);
+    await done;
+    // At once, then at the window's start (age 97 s), then every 1.2 s (window / 5).
+    expect(queries).toEqual([0, 17_000, 18_200, 19_400, 20_600]);
+  });
+
   it('plans plainly with learn: false', async () => {
     const durations = new TaskDurations();
     durations.record('k', { task_id: 'x', status: 'completed', elapsed_s: 60 });

@@ -99,6 +99,18 @@ describe('TaskPromise', () => {
     await done;
     expect(c.taskDurations.expected('omni_flash_720p_6s')).toEqual({ from: 32_000, to: 48_000, samples: 1 });
   });
+
+  it('an image wait learns under its operation, model, size, n and quality', async () => {
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 'i1', status: 'pending' })),
+      taskDoneAt(5_000, { elapsed_s: 5 }),
+    );
+    const c = client();
+    const done = c.images.generate({ model: 'omni-image', prompt: 'p', size: '1024x1024', n: 2 }).wait();
+    await advance(20_000);
+    await done;
+    expect(c.taskDurations.expected('image_generation:omni-image:1024x1024:n2:auto')?.samples).toBe(1);
+  });
 });
 
 describe('tasks.wait', () => {
