@@ -1,6 +1,8 @@
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from './core/poll-scheduler.ts';
+import { TaskDurations } from './core/task-durations.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
 import { UploadCache, type UploadCacheOptions } from './core/upload-cache.ts';
@@ -44,6 +46,11 @@ export interface ClientOptions {
    * with your own `store`. See "Uploads and files" in the README.
    */
   uploadCache?: boolean | UploadCacheOptions;
+  /**
+   * Most task queries per second that all the waits of this client send together (a sliding
+   * one-second window). Default 20. See the README, "Waiting for results".
+   */
+  maxPollsPerSecond?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -98,6 +105,10 @@ export class OmniMedia {
   readonly uploadCache: UploadCache | undefined;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
+  /** @internal The one scheduler (one timer, one rate cap) of all this client's waits. */
+  readonly pollScheduler: PollScheduler;
+  /** @internal How long tasks of each kind took, for the waits that follow. */
+  readonly taskDurations = new TaskDurations();
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv('OMNIMEDIA_API_KEY');
@@ -131,6 +142,10 @@ export class OmniMedia {
       defaultHeaders: { ...options.defaultHeaders },
       logger: this.logger,
     });
+    const maxPolls = options.maxPollsPerSecond ?? DEFAULT_MAX_POLLS_PER_SECOND;
+    if (!Number.isInteger(maxPolls) || maxPolls < 1)
+      throw new OmniMediaError(`new OmniMedia: maxPollsPerSecond must be a positive integer (got ${String(maxPolls)})`);
+    this.pollScheduler = new PollScheduler(maxPolls);
     this.images = new Images(this);
     this.videos = new Videos(this);
     this.uploads = new Uploads(this);

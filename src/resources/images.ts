@@ -15,6 +15,11 @@ import {
 import { TaskSubmissionSchema, type TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
+// Image tasks have no normalized_model: their kind, for learning durations, is what was asked.
+function imageDurationKey(operation: string, body: Record<string, unknown>): string {
+  return `${operation}:${String(body.model)}:${String(body.size ?? 'auto')}:n${String(body.n ?? 1)}:${String(body.quality ?? 'auto')}`;
+}
+
 /** `POST /v1/images/generations` and `POST /v1/images/edits`. */
 export class Images extends APIResource {
   /**
@@ -36,6 +41,7 @@ export class Images extends APIResource {
         what: 'images.generate',
         schema: TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
+        durationKey: (body) => imageDurationKey('image_generation', body),
         body: () => parseInput(ImageGenerateParamsSchema, params, 'images.generate params'),
       },
       options,
@@ -62,6 +68,7 @@ export class Images extends APIResource {
         what: 'images.edit',
         schema: TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
+        durationKey: (body) => imageDurationKey('image_edit', body),
         body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);

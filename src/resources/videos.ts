@@ -50,6 +50,12 @@ function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string
   return issues.length === before ? text : '-';
 }
 
+// Used when the answer has no normalized_model: the kind of task, for learning durations.
+function videoDurationKey(operation: string, body: Record<string, unknown>): string {
+  const seconds = operation === 'video_edit' ? 'source' : String(body.seconds ?? '10');
+  return `${operation}:${String(body.model)}:${String(body.resolution ?? '720p')}:${seconds}`;
+}
+
 /** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
 export class Videos extends APIResource {
   /**
@@ -73,6 +79,7 @@ export class Videos extends APIResource {
         what: 'videos.generate',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        durationKey: (body) => videoDurationKey('video_generation', body),
         body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
@@ -136,6 +143,7 @@ export class Videos extends APIResource {
         what: 'videos.edit',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+        durationKey: (body) => videoDurationKey('video_edit', body),
         body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
