@@ -2,7 +2,8 @@ import { defineConfig, type Options } from 'tsup';
 
 const shared: Options = {
   entry: { index: 'src/index.ts', schemas: 'src/schemas/index.ts' },
-  dts: true,
+  // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
+  dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
   target: 'node22',
   platform: 'neutral',

@@ -28,7 +28,24 @@ export {
 } from './core/errors.ts';
 export type { Fetch } from './core/http.ts';
 export type { LogLevel, Logger } from './core/logger.ts';
-export type { Uploadable } from './core/files.ts';
+export { fileFromPath, FileFromPath, type Uploadable } from './core/files.ts';
+export type { FileInput } from './core/auto-upload.ts';
+export type { TransferProgress } from './core/upload-body.ts';
+export {
+  MemoryUploadCacheStore,
+  type CachedUpload,
+  type UploadCache,
+  type UploadCacheOptions,
+  type UploadCacheStore,
+} from './core/upload-cache.ts';
+export type {
+  DownloadOptions,
+  DownloadProgress,
+  DownloadTarget,
+  NodeWritableLike,
+  TaskDownloadTarget,
+  TaskWithOutputs,
+} from './resources/files.ts';
 export { sniffMediaType, type SniffedType } from './core/sniff.ts';
 export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './core/status.ts';
 export type { RequestOptions } from './core/submit.ts';
@@ -71,3 +88,4 @@ export type { Images } from './resources/images.ts';
 export type { Tasks } from './resources/tasks.ts';
 export type { Uploads } from './resources/uploads.ts';
 export type { Videos } from './resources/videos.ts';
+export type { Files } from './resources/files.ts';

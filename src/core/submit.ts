@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { OmniMedia } from '../client.ts';
+import { pollTarget, waitForTask } from './poll.ts';
 import { taskPromise, type TaskPromise } from './task-promise.ts';
 import { loadValidation, type Validation } from './validation.ts';
 
@@ -26,12 +27,21 @@ export interface RequestOptions {
 export interface Submission<S extends z.core.$ZodType> {
   path: string;
   what: string;
-  /** Validates the params and builds the JSON body; throws `ValidationError` before any request. */
-  body: (validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Validates the params and builds the JSON body (uploading any file objects first, under the
+   * call's signal); throws `ValidationError` before any request. `validation` is the lazily
+   * loaded schemas and parse helpers (src/core/validation.ts).
+   */
+  body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Picks the response's schema from the (lazily loaded) validation module. */
   schema: (validation: Validation) => S;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
+  /**
+   * The kind of task, for learning how long such tasks take, when the answer has no
+   * `normalized_model` (e.g. operation, model and size).
+   */
+  durationKey?: (body: Record<string, unknown>) => string | undefined;
 }
 
 /**
@@ -44,9 +54,11 @@ export function submitTask<S extends z.core.$ZodType>(
   options: RequestOptions = {},
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
+  let fallbackKey: string | undefined;
   const sent = (async () => {
     const validation = await loadValidation();
-    const json = await submission.body(validation);
+    const json = await submission.body(options, validation);
+    fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
     const body = await client.http.request({
       method: 'POST',
@@ -61,7 +73,12 @@ export function submitTask<S extends z.core.$ZodType>(
     });
     return validation.parseResponse(submission.schema(validation), body, submission.what) as z.output<S> & { task_id: string };
   })();
-  return taskPromise(sent, (task, waitOptions) =>
-    client.tasks.wait(task.task_id, { ...waitOptions, submittedAt, defaultTimeout: submission.defaultTimeout }),
-  );
+  return taskPromise(sent, (task, waitOptions) => {
+    const normalized = (task as { normalized_model?: unknown }).normalized_model;
+    const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;
+    return waitForTask(
+      pollTarget(client, task.task_id, { submittedAt, defaultTimeout: submission.defaultTimeout, durationKey }),
+      waitOptions,
+    );
+  });
 }

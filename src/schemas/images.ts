@@ -9,6 +9,7 @@ import {
 } from './fields.ts';
 import { IMAGE_QUALITIES } from './constants.ts';
 import { imageSizeProblem, type ImageSize } from './image-size.ts';
+import type { FileInput } from '../core/auto-upload.ts';
 
 export type { ImageSize } from './image-size.ts';
 
@@ -130,7 +131,9 @@ export const ImageEditBodySchema = z.looseObject({
 export type ImageEditBody = z.infer<typeof ImageEditBodySchema>;
 
 /**
- * An image already on the service: an upload URL, or the record `uploads.image` returned.
+ * An image for an edit: an upload URL, the record `uploads.image` returned, or a file object
+ * (`fileFromPath(...)`, `Blob`/`File`, bytes, a stream, a `Response`) that is uploaded first.
+ * A string is always a URL, never a path: use `fileFromPath` for a file on disk.
  *
  * @example
  * ```ts
@@ -138,7 +141,7 @@ export type ImageEditBody = z.infer<typeof ImageEditBodySchema>;
  * const refs: ImageReference[] = [upload, 'https://files.example.com/u/abc.png'];
  * ```
  */
-export type ImageReference = string | { url: string; expires_at?: number | null | undefined };
+export type ImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
 
 /**
  * Parameters of `client.images.edit`.
@@ -154,8 +157,8 @@ export interface ImageEditParams extends ImageOptions {
   model: string;
   /** The editing instruction; at most 4,000 characters (code points). */
   prompt: string;
-  /** One image or several (multi-image editing), each an upload URL or upload record. */
+  /** One image or several (multi-image editing): upload URLs, upload records or files to upload. */
   image: ImageReference | ImageReference[];
-  /** A mask image: an upload URL or upload record. */
+  /** A mask image: an upload URL, upload record or file to upload. */
   mask?: ImageReference;
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { FileInput } from '../core/auto-upload.ts';
 import {
   ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODEL,
@@ -97,7 +98,8 @@ export interface VideoMessage {
 }
 
 /**
- * An image already on the service: an upload URL, or the record `uploads.image` returned.
+ * A reference image: an upload URL, the record `uploads.image` returned, or a file object
+ * (`fileFromPath(...)`, `Blob`/`File`, bytes, a stream, a `Response`) that is uploaded first.
  *
  * @example
  * ```ts
@@ -105,7 +107,7 @@ export interface VideoMessage {
  * await client.videos.generate({ prompt: 'it starts to rain', images });
  * ```
  */
-export type VideoImageReference = string | { url: string; expires_at?: number | null | undefined };
+export type VideoImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
 
 interface VideoOptions {
   /** `16:9` or `9:16`. */
@@ -169,7 +171,8 @@ export interface VideoGenerateMessagesParams extends VideoOptions {
 export type VideoGenerateParams = VideoGeneratePromptParams | VideoGenerateMessagesParams;
 
 /**
- * The source video: its `upload_id`, the `{ upload_id }` object, or the record `uploads.video` returned.
+ * The source video: its `upload_id`, the `{ upload_id }` object, the record `uploads.video`
+ * returned, or a file object (`fileFromPath(...)`, `Blob`, bytes, a stream) uploaded first.
  *
  * @example
  * ```ts
@@ -178,7 +181,7 @@ export type VideoGenerateParams = VideoGeneratePromptParams | VideoGenerateMessa
  * await client.videos.edit({ prompt: 'make it snow', input_video: ref });
  * ```
  */
-export type VideoReference = string | { upload_id: string; expires_at?: number | null | undefined };
+export type VideoReference = string | { upload_id: string; expires_at?: number | null | undefined } | FileInput;
 
 interface VideoEditOptions extends VideoOptions {
   /** Default `omni_flash_edit`. */
