@@ -1,8 +1,10 @@
+import { CallbackTokens } from './core/callback-token.ts';
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LogLevel, type Logger } from './core/logger.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
+import { Callbacks } from './resources/callbacks.ts';
 import { Images } from './resources/images.ts';
 import { Tasks } from './resources/tasks.ts';
 import { Uploads } from './resources/uploads.ts';
@@ -33,6 +35,12 @@ export interface ClientOptions {
   logger?: Logger;
   /** Default: `OMNIMEDIA_LOG`, else `warn`. */
   logLevel?: LogLevel;
+  /**
+   * Makes every `callback_url` this client sends carry a token (query parameter
+   * `omnimedia_token`) that `callbacks.handler`/`nodeHandler` check, answering 401 without
+   * it. A list rotates: the first secret makes new URLs, every one is accepted.
+   */
+  callbackSecret?: string | readonly string[] | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -63,6 +71,7 @@ export class OmniMedia {
   readonly videos: Videos;
   readonly uploads: Uploads;
   readonly tasks: Tasks;
+  readonly callbacks: Callbacks;
 
   /** The service's address, ending in `/`. */
   readonly baseURL: string;
@@ -74,6 +83,8 @@ export class OmniMedia {
   readonly logger: Logger;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
+  /** @internal The `callbackSecret` tokens, when one is set. */
+  readonly callbackTokens: CallbackTokens | undefined;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv('OMNIMEDIA_API_KEY');
@@ -111,6 +122,8 @@ export class OmniMedia {
     this.videos = new Videos(this);
     this.uploads = new Uploads(this);
     this.tasks = new Tasks(this);
+    this.callbackTokens = options.callbackSecret === undefined ? undefined : new CallbackTokens(options.callbackSecret);
+    this.callbacks = new Callbacks(this);
   }
 
   /** `true` when the client has an API key (submissions and uploads need one). */

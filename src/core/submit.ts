@@ -34,7 +34,11 @@ export function submitTask<S extends z.core.$ZodType>(
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
   const sent = (async () => {
-    const json = await submission.body();
+    let json = await submission.body();
+    // The one place every submission passes: each callback_url gets the client's token here.
+    if (client.callbackTokens && typeof json.callback_url === 'string') {
+      json = { ...json, callback_url: await client.callbackTokens.addTo(json.callback_url) };
+    }
     submittedAt = Date.now();
     const body = await client.http.request({
       method: 'POST',
