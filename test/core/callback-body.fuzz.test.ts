@@ -15,7 +15,7 @@ const started = performance.now();
 afterAll(() => {
   if (process.env.FUZZ_RUNS) {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`fuzz: ${inputs.toLocaleString('en-US')} inputs through parseCallback in ${seconds} s, all properties held`);
+    console.log(`fuzz: ${inputs.toLocaleString('en-US')} inputs through parseCallback in ${seconds} s`);
   }
 });
 
@@ -41,6 +41,15 @@ function assertPlainData(value: unknown, depth = 0): void {
   expect(proto === Object.prototype || proto === Array.prototype).toBe(true);
   expect(Object.hasOwn(value as object, '__proto__')).toBe(false);
   for (const item of Object.values(value as object)) assertPlainData(item, depth + 1);
+}
+
+/** The oracle of a copy: `value` with every own `__proto__` key left out. */
+function withoutProtoKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutProtoKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (k !== '__proto__') Object.defineProperty(out, k, { value: withoutProtoKeys(v), enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 function assertUnpolluted(): void {
@@ -115,8 +124,8 @@ describe('parseCallback under fuzzing', () => {
           form === 'text' ? text : form === 'bytes' ? encoder.encode(text) : form === 'object' ? task : new Request('http://127.0.0.1/cb', { method: 'POST', body: text });
         const result = await outcome(body);
         expect(result).not.toBeInstanceOf(CallbackError);
-        // The JSON text has no __proto__ keys from fc's record here, so the copy is exact.
-        expect(result).toEqual(JSON.parse(text));
+        // The copy is exact but for `__proto__` keys, which are dropped (an object keeps -0).
+        expect(result).toEqual(withoutProtoKeys(form === 'object' ? task : JSON.parse(text)));
       }),
       settings,
     );
@@ -224,17 +233,25 @@ describe('parseCallback under fuzzing', () => {
 
   it('__proto__, constructor and prototype keys anywhere change no prototype', { timeout: TIMEOUT }, async () => {
     const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'polluted'), fc.string({ maxLength: 8 }));
-    const hostile = fc.letrec((tie) => ({
-      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.jsonValue({ maxDepth: 1 }), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
-      object: fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).map(
-        (pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'string' && v.startsWith('{') ? v : JSON.stringify(v)}`).join(',')}}`,
-      ),
+    // Objects are written as JSON text by hand, so a key may repeat and `__proto__` stays a key.
+    class Obj {
+      constructor(readonly pairs: [string, unknown][]) {}
+    }
+    const text = (node: unknown): string =>
+      node instanceof Obj
+        ? `{${node.pairs.map(([k, v]) => `${JSON.stringify(k)}:${text(v)}`).join(',')}}`
+        : Array.isArray(node)
+          ? `[${node.map(text).join(',')}]`
+          : JSON.stringify(node);
+    const hostile = fc.letrec<{ value: unknown; object: Obj }>((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
+      object: fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).map((pairs) => new Obj(pairs)),
     }));
     await fc.assert(
-      fc.asyncProperty(hostile.object, fc.constantFrom('text', 'object'), async (inner, form) => {
-        const text = `{"task_id":"t","status":"completed","__proto__":${inner},"x":${inner},"data":[{"url":"u","__proto__":${inner}}]}`;
-        let body: unknown = text;
-        if (form === 'object') body = JSON.parse(text); // own __proto__ keys, as a framework's JSON.parse leaves them
+      fc.asyncProperty(hostile.object.map(text), fc.constantFrom('text', 'object'), async (inner, form) => {
+        const body_ = `{"task_id":"t","status":"completed","__proto__":${inner},"x":${inner},"data":[{"url":"u","__proto__":${inner}}]}`;
+        let body: unknown = body_;
+        if (form === 'object') body = JSON.parse(body_); // own __proto__ keys, as a framework's JSON.parse leaves them
         const result = await outcome(body);
         if (taskLike(result)) {
           assertPlainData(result);
