@@ -83,6 +83,17 @@ export async function readCapped(
   return out;
 }
 
+/**
+ * A fetch `Request`, by shape: adapters (Hono's Node server among them) hand over request
+ * objects of their own class, or swap the global `Request`, so `instanceof` is not enough.
+ */
+function isRequestLike(value: unknown): value is Request {
+  if (typeof Request !== 'undefined' && value instanceof Request) return true;
+  if (typeof value !== 'object' || value === null || isPlainObject(value)) return false;
+  const candidate = value as Partial<Request>;
+  return typeof candidate.bodyUsed === 'boolean' && typeof candidate.headers?.get === 'function' && typeof candidate.method === 'string' && 'body' in candidate;
+}
+
 async function readRequest(request: Request, max: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(`content-length ${declared}`, max);
@@ -213,7 +224,7 @@ async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResu
   else if (typeof Blob !== 'undefined' && body instanceof Blob) {
     if (body.size > max) throw tooLarge(`${body.size.toLocaleString('en-US')} bytes`, max);
     bytes = new Uint8Array(await body.arrayBuffer());
-  } else if (typeof Request !== 'undefined' && body instanceof Request) bytes = await readRequest(body, max);
+  } else if (isRequestLike(body)) bytes = await readRequest(body, max);
   else if (typeof body === 'object' && body !== null) {
     // Already parsed by a framework (Express's json(), Fastify...): copied, bounded, validated.
     return validate(toPlainData(body, max, true));
