@@ -3,6 +3,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import express from 'express';
+import Fastify from 'fastify';
+import type { NodeCallbackRequest, NodeCallbackResponse } from 'omnimedia';
 
 export interface Receiver {
   /** The callback URL, e.g. `http://127.0.0.1:1234/hooks/omnimedia`. */
@@ -52,6 +54,15 @@ export function expressReceiver(handle: express.RequestHandler, parser: ExpressP
   if (parser === 'text') app.use(express.text({ type: '*/*' }));
   app.post(CALLBACK_PATH, handle);
   return listen(createServer(app));
+}
+
+/** A Node handler as a Fastify route (Fastify parses JSON bodies itself). */
+export async function fastifyReceiver(handle: (req: NodeCallbackRequest, res: NodeCallbackResponse) => Promise<void>): Promise<Receiver> {
+  const app = Fastify();
+  app.post(CALLBACK_PATH, handle);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}${CALLBACK_PATH}`, close: () => app.close() };
 }
 
 /** POST `body` to `url` and read the answer. */

@@ -11,13 +11,13 @@ import {
   type TaskResult,
 } from 'omnimedia';
 import { addTask, startCallbackService, type CallbackService } from '../helpers/callback-service.ts';
-import { expressReceiver, fetchReceiver, nodeReceiver, post, type Receiver } from '../helpers/receivers.ts';
+import { expressReceiver, fastifyReceiver, fetchReceiver, nodeReceiver, post, type Receiver } from '../helpers/receivers.ts';
 
 const API_KEY = 'sk-test-callbacks';
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
-type Style = 'fetch' | 'node' | 'express-none' | 'express-json' | 'express-raw' | 'express-text';
-const STYLES: Style[] = ['fetch', 'node', 'express-none', 'express-json', 'express-raw', 'express-text'];
+type Style = 'fetch' | 'node' | 'express-none' | 'express-json' | 'express-raw' | 'express-text' | 'fastify';
+const STYLES: Style[] = ['fetch', 'node', 'express-none', 'express-json', 'express-raw', 'express-text', 'fastify'];
 
 let service: CallbackService;
 let receivers: Receiver[] = [];
@@ -41,6 +41,7 @@ async function mount(style: Style, client: OmniMedia, onTask: (task: TaskResult)
   else {
     const handle = client.callbacks.nodeHandler(onTask, options);
     if (style === 'node') receiver = await nodeReceiver(handle as RequestListener);
+    else if (style === 'fastify') receiver = await fastifyReceiver(handle);
     else receiver = await expressReceiver(handle as express.RequestHandler, style.slice('express-'.length) as 'none');
   }
   receivers.push(receiver);
@@ -78,8 +79,8 @@ describe.each(STYLES)('callback handler through real HTTP (%s)', (style) => {
     const received: TaskResult[] = [];
     const receiver = await mount(style, client, (task) => void received.push(task));
     const events = published(client, 't1');
-    // express.json() answers malformed JSON itself (its own 400), before our handler runs.
-    if (style !== 'express-json') {
+    // express.json() and Fastify answer malformed JSON themselves (their own 400), before our handler runs.
+    if (style !== 'express-json' && style !== 'fastify') {
       const malformed = await post(receiver.url, '{"task_id":"t1","status":');
       expect(malformed.status).toBe(400);
       expect(malformed.body).toEqual({ ok: false, reason: 'invalid_json' });
