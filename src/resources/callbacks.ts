@@ -97,9 +97,13 @@ export class Callbacks extends APIResource {
    * ```
    */
   async verify(body: CallbackBody | TaskResult, options: ParseCallbackOptions & { signal?: AbortSignal } = {}): Promise<TaskResult> {
-    const posted = await parseCallback(body, options);
+    return this.#confirm(await parseCallback(body, options), options.signal);
+  }
+
+  /** The service's version of a parsed callback's task. */
+  async #confirm(posted: TaskResult, signal?: AbortSignal): Promise<TaskResult> {
     try {
-      return await this.client.tasks.retrieve(posted.task_id, options.signal ? { signal: options.signal } : {});
+      return await this.client.tasks.retrieve(posted.task_id, signal ? { signal } : {});
     } catch (error) {
       if (error instanceof NotFoundError) {
         throw new CallbackError('unknown_task', `Callback names task ${posted.task_id}, which the service does not know`, {
@@ -200,7 +204,7 @@ export class Callbacks extends APIResource {
         const posted = await parseCallback(await body(), parseOptions);
         task = posted;
         if (verify) {
-          task = await this.verify(posted);
+          task = await this.#confirm(posted);
           if (task.status !== posted.status) {
             client.logger.warn(`callback for task ${posted.task_id} says "${posted.status}", the service says "${task.status}"`);
             return reject(409, 'unconfirmed');
@@ -208,7 +212,9 @@ export class Callbacks extends APIResource {
         }
       } catch (error) {
         if (error instanceof CallbackError) {
-          client.logger.warn(`callback rejected (${error.reason}): ${error.message}`);
+          // A stranger's junk is not worth a warning per request; an unknown task id may be a forgery.
+          const level = error.reason === 'unknown_task' ? 'warn' : 'info';
+          client.logger[level](`callback rejected (${error.reason}): ${error.message}`);
           return reject(STATUS_OF[error.reason], error.reason, error.reason === 'too_large' ? true : undefined);
         }
         client.logger.error(`callback could not be verified: ${String((error as Error)?.message ?? error)}`);

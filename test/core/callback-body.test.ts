@@ -63,6 +63,20 @@ describe('parseCallback', () => {
     for (const input of inputs) expect(await parseCallback(input)).toEqual(task);
   });
 
+  it('reads a Request of another class or realm (an adapter\'s own) by its shape', async () => {
+    class ForeignRequest {
+      readonly method = 'POST';
+      readonly headers = new Headers({ 'content-type': 'application/json' });
+      readonly body = new Blob([json]).stream();
+      get bodyUsed() {
+        return false;
+      }
+    }
+    const foreign = new ForeignRequest();
+    expect(foreign).not.toBeInstanceOf(Request);
+    expect(await parseCallback(foreign as unknown as Request)).toEqual(task);
+  });
+
   it('keeps unknown fields and accepts unknown statuses (lenient like every response)', async () => {
     const result = await parseCallback({ task_id: 't', status: 'queued_for_review', extra: { a: [1, 'b', null] } });
     expect(result).toEqual({ task_id: 't', status: 'queued_for_review', extra: { a: [1, 'b', null] } });

@@ -111,15 +111,18 @@ describe.each(STYLES)('callback handler through real HTTP (%s)', (style) => {
     const received: TaskResult[] = [];
     const receiver = await mount(style, client, (task) => void received.push(task));
     const { task_id } = await client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    const events = published(client, task_id);
     service.complete(task_id);
     const body = JSON.stringify(service.tasks.get(task_id));
     expect(await post(receiver.url, body)).toMatchObject({ status: 401, body: { ok: false, reason: 'unauthorized' } });
     expect(await post(`${receiver.url}?${CALLBACK_TOKEN_PARAM}=guess`, body)).toMatchObject({ status: 401 });
     expect(received).toEqual([]);
+    expect(events).toEqual([]);
     expect(service.queries).toEqual([]);
     // The service posts to the URL the client sent, which carries the token.
     expect(await service.deliver(task_id)).toEqual({ status: 200, body: { ok: true } });
     expect(received.map((t) => t.status)).toEqual(['completed']);
+    expect(events.map((t) => t.status)).toEqual(['completed']);
   });
 
   if (!style.startsWith('express-') || style === 'express-none') {
