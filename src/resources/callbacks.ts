@@ -1,6 +1,6 @@
 import { parseCallback, readCapped, DEFAULT_CALLBACK_MAX_BYTES, type CallbackBody, type ParseCallbackOptions } from '../core/callback-body.ts';
 import { deliveryKey, MemoryDedupeStore, type CallbackDedupeStore } from '../core/callback-dedupe.ts';
-import { CallbackError, NotFoundError, type CallbackErrorReason } from '../core/errors.ts';
+import { CallbackError, NotFoundError, ValidationError, type CallbackErrorReason } from '../core/errors.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
@@ -185,6 +185,12 @@ export class Callbacks extends APIResource {
   ): (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>) => Promise<Answer> {
     const { client } = this;
     const verify = options.verify ?? true;
+    if (options.maxBytes !== undefined && (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 1)) {
+      throw new ValidationError([{ path: 'maxBytes', message: `must be a positive integer (got ${String(options.maxBytes)})` }], 'callback handler options');
+    }
+    if (!verify && !client.callbackTokens) {
+      client.logger.warn('callback handler with verify: false and no callbackSecret: anyone who finds the URL can post a fake task to onTask');
+    }
     const store = options.dedupe === false ? undefined : options.dedupe === true || options.dedupe === undefined ? new MemoryDedupeStore() : options.dedupe;
     const parseOptions = options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes };
     const reject = (status: number, reason: string, close?: true): Answer => ({

@@ -9,6 +9,7 @@ import {
   type CallbackDedupeStore,
   type CallbackHandlerOptions,
   type TaskResult,
+  ValidationError,
 } from 'omnimedia';
 import { addTask, startCallbackService, type CallbackService } from '../helpers/callback-service.ts';
 import { expressReceiver, fastifyReceiver, fetchReceiver, nodeReceiver, post, type Receiver } from '../helpers/receivers.ts';
@@ -262,6 +263,17 @@ describe('callback handler behaviour', () => {
     const oldUrl = (await before.callbacks.url(strict.url));
     expect((await post(oldUrl, JSON.stringify(service.tasks.get(task_id)))).status).toBe(401);
     expect(received).toHaveLength(1);
+  });
+
+  it('refuses a bad maxBytes when the handler is made, and warns about verify: false without a secret', () => {
+    const warnings: string[] = [];
+    const client = makeClient({ logger: { ...silent, warn: (m: string) => void warnings.push(m) } });
+    expect(() => client.callbacks.handler(() => {}, { maxBytes: 0 })).toThrow(/maxBytes: must be a positive integer/);
+    expect(() => client.callbacks.nodeHandler(() => {}, { maxBytes: 1.5 })).toThrow(ValidationError);
+    client.callbacks.handler(() => {}, { verify: false });
+    expect(warnings).toEqual([expect.stringContaining('verify: false and no callbackSecret')]);
+    makeClient({ callbackSecret: 's', logger: { ...silent, warn: (m: string) => void warnings.push(m) } }).callbacks.handler(() => {}, { verify: false });
+    expect(warnings).toHaveLength(1);
   });
 
   it('answers 405 to anything but POST', async () => {
