@@ -1,0 +1,204 @@
+// `npm run demo`: the whole user story, with visible progress.
+//
+//   upload a photo → edit it → generate a video from both images → wait with progress →
+//   receive the completion callback on a local receiver → download the results → summary
+//
+// With neither OMNIMEDIA_API_KEY nor OMNIMEDIA_BASE_URL set it runs offline against the mock
+// service (omnimedia/testing) started in this process, and finishes in about 10 s. With both
+// set it does the same against the real service; the callback step then needs a public URL
+// that reaches this machine: set OMNIMEDIA_CALLBACK_URL (e.g. a tunnel) and, if the tunnel
+// expects a fixed local port, OMNIMEDIA_CALLBACK_PORT. Without it that step is skipped.
+//
+// Results go to ./out/demo/ (or OMNIMEDIA_DEMO_OUT).
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
+import { join, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { OmniMedia, OmniMediaError, type TaskResult, type WaitOptions } from 'omnimedia';
+import { startMockServer, type MockServer } from 'omnimedia/testing';
+
+const env = (name: string) => process.env[name]?.trim() || undefined;
+const started = performance.now();
+const clock = () => `${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s`;
+const say = (line: string) => console.log(`${clock()}  ${line}`);
+const step = (n: number, title: string) => console.log(`\n${clock()}  ── ${n}. ${title}`);
+
+// ---- Where to run ------------------------------------------------------------------------
+
+const apiKey = env('OMNIMEDIA_API_KEY');
+const baseURL = env('OMNIMEDIA_BASE_URL');
+if (Boolean(apiKey) !== Boolean(baseURL)) {
+  console.error('Set both OMNIMEDIA_API_KEY and OMNIMEDIA_BASE_URL for the real service, or neither for the offline mock.');
+  process.exit(2);
+}
+const offline = !apiKey;
+let mock: MockServer | undefined;
+if (offline) {
+  // Short phases so the story fits in seconds.
+  mock = await startMockServer({ durations: { pending: 300, image: 1500, imageEdit: 1500, video: 2500 } });
+}
+const client = new OmniMedia(offline ? { apiKey: 'sk-demo-offline', baseURL: mock!.url } : { apiKey, baseURL });
+const imageModel = env('OMNIMEDIA_IMAGE_MODEL') ?? 'omni-image';
+// Against the mock, poll a little faster than the defaults (3 s first, then growing).
+const cadence: WaitOptions = offline ? { initialDelay: 500, interval: 500, maxInterval: 1000 } : {};
+const outDir = resolve(env('OMNIMEDIA_DEMO_OUT') ?? 'out/demo');
+const photoPath = new URL('./assets/photo.png', import.meta.url);
+
+console.log(
+  offline
+    ? `omnimedia demo — offline, against the mock service at ${mock!.url} (set OMNIMEDIA_API_KEY and OMNIMEDIA_BASE_URL for the real one)`
+    : `omnimedia demo — against ${baseURL}`,
+);
+
+// ---- The callback receiver -------------------------------------------------------------
+
+/** A local HTTP server that takes the completion callback and resolves `next(taskId)`. */
+async function startReceiver(): Promise<{ server: Server; url: string; next(taskId: string): Promise<{ task: TaskResult; at: number }> }> {
+  const waiting = new Map<string, (arrival: { task: TaskResult; at: number }) => void>();
+  const arrived = new Map<string, { task: TaskResult; at: number }>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      let task: TaskResult;
+      try {
+        task = JSON.parse(Buffer.concat(chunks).toString('utf8')) as TaskResult;
+        if (typeof task?.task_id !== 'string') throw new Error('no task_id');
+      } catch {
+        response.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"malformed callback"}');
+        return;
+      }
+      const arrival = { task, at: performance.now() };
+      arrived.set(task.task_id, arrival);
+      waiting.get(task.task_id)?.(arrival);
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    });
+  });
+  const port = Number(env('OMNIMEDIA_CALLBACK_PORT') ?? 0);
+  await new Promise<void>((done) => server.listen(port, offline ? '127.0.0.1' : '0.0.0.0', done));
+  const local = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks/omnimedia`;
+  return {
+    server,
+    url: offline ? local : (env('OMNIMEDIA_CALLBACK_URL') ?? local),
+    next: (taskId) => {
+      const already = arrived.get(taskId);
+      return already ? Promise.resolve(already) : new Promise((done) => waiting.set(taskId, done));
+    },
+  };
+}
+
+// ---- Helpers ---------------------------------------------------------------------------
+
+/** Print each change of status and each new attempt while a wait polls. */
+function progress(label: string): NonNullable<WaitOptions['onProgress']> {
+  let last = '';
+  let attemptsSeen = 0;
+  return (task, { elapsedMs, polls }) => {
+    const attempts = task.attempts ?? [];
+    for (const attempt of attempts.slice(attemptsSeen)) {
+      const detail = attempt.status === 'failed' ? `failed (${attempt.fail_reason ?? 'no reason given'}) — the service retries` : attempt.status;
+      say(`   ${label}: attempt ${attempt.attempt_no ?? '?'} at ${attempt.provider ?? '?'} ${detail}`);
+    }
+    attemptsSeen = attempts.length;
+    if (task.status !== last) {
+      say(`   ${label}: ${task.status.padEnd(10)} (poll ${polls}, ${(elapsedMs / 1000).toFixed(1)} s into the wait)`);
+      last = task.status;
+    }
+  };
+}
+
+/** Download every result of a task into outDir, named after the task. */
+async function download(task: TaskResult, stem: string): Promise<string[]> {
+  await mkdir(outDir, { recursive: true });
+  const paths: string[] = [];
+  for (const [i, output] of (task.data ?? []).entries()) {
+    const response = await fetch(output.url);
+    if (!response.ok) throw new Error(`download of ${output.url} failed: ${response.status}`);
+    const extension = response.headers.get('content-type')?.includes('mp4') ? 'mp4' : 'png';
+    const path = join(outDir, `${stem}-${i}.${extension}`);
+    await writeFile(path, new Uint8Array(await response.arrayBuffer()));
+    paths.push(path);
+  }
+  return paths;
+}
+
+const size = async (path: string) => `${((await stat(path)).size / 1024).toFixed(1)} KB`;
+const show = (path: string) => relative(process.cwd(), path) || path;
+
+// ---- The story -------------------------------------------------------------------------
+
+const receiver = await startReceiver();
+const callbacksOn = offline || env('OMNIMEDIA_CALLBACK_URL') !== undefined;
+const summary: { step: string; task: TaskResult; files: string[] }[] = [];
+
+try {
+  step(1, 'Upload a photo');
+  const photo = await client.uploads.image(photoPath.pathname);
+  say(`   ${photo.filename}: ${photo.content_type}, ${photo.width}x${photo.height}, ${photo.bytes} bytes`);
+  say(`   url valid until ${new Date((photo.expires_at ?? 0) * 1000).toISOString()}`);
+
+  step(2, 'Edit it');
+  const edited = await client.images
+    .edit({ model: imageModel, prompt: 'the same scene at night, lit by lanterns', image: photo, size: '1024x1024' })
+    .wait({ ...cadence, onProgress: progress('edit') });
+  const editedFiles = await download(edited, `edit-${edited.task_id}`);
+  summary.push({ step: 'image edit', task: edited, files: editedFiles });
+  say(`   done: ${editedFiles.map(show).join(', ')}`);
+
+  step(3, 'Generate a video from both images');
+  const second = await client.uploads.image(editedFiles[0]!);
+  say(`   uploaded the edited image as a second reference (${second.width}x${second.height})`);
+  if (callbacksOn) say(`   callback_url: ${receiver.url}`);
+  else say('   (no callback: set OMNIMEDIA_CALLBACK_URL to a public address of this machine to receive one)');
+  // Offline, the mock fails the first attempt on purpose, to show the service retrying elsewhere.
+  mock?.mock.failNextAttempt('provider_timeout');
+  const submission = client.videos.generate({
+    prompt: 'the lanterns flicker on as night falls',
+    images: [photo, second],
+    seconds: 4,
+    resolution: '1080p',
+    ...(callbacksOn ? { callback_url: receiver.url } : {}),
+  });
+  const submitted = await submission;
+  say(`   submitted ${submitted.task_id}: ${submitted.status}, billed as ${submitted.normalized_model ?? '?'}`);
+
+  step(4, 'Wait for it, with progress');
+  const video = await submission.wait({ ...cadence, onProgress: progress('video') });
+  const waitEnded = performance.now();
+  say(`   ${video.status} after ${video.attempt_count} attempt(s), ${video.total_elapsed_s} s of work`);
+
+  if (callbacksOn) {
+    step(5, 'Receive the completion callback');
+    const { task, at } = await Promise.race([
+      receiver.next(video.task_id),
+      new Promise<never>((_, fail) => setTimeout(() => fail(new Error('no callback within 60 s')), 60_000).unref()),
+    ]);
+    const lead = waitEnded - at;
+    say(`   POST ${new URL(receiver.url).pathname}: ${task.task_id} ${task.status} (${lead >= 0 ? `${(lead / 1000).toFixed(1)} s before` : `${(-lead / 1000).toFixed(1)} s after`} polling saw it)`);
+    const queried = await client.tasks.retrieve(task.task_id);
+    say(`   its body is ${isDeepStrictEqual({ ...task }, { ...queried }) ? 'identical to' : 'not the same as'} the task query's (spec 6.2)`);
+  }
+
+  step(callbacksOn ? 6 : 5, 'Download the results');
+  const videoFiles = await download(video, `video-${video.task_id}`);
+  summary.push({ step: 'video from images', task: video, files: videoFiles });
+  for (const file of videoFiles) say(`   ${show(file)} (${await size(file)})`);
+
+  console.log(`\n${clock()}  ── Summary\n`);
+  for (const { step: name, task, files } of summary) {
+    const attempts = (task.attempts ?? []).map((a) => `${a.provider}:${a.status}${a.fail_reason ? `(${a.fail_reason})` : ''}`).join(' → ');
+    console.log(`  ${name.padEnd(18)} ${task.task_id}  ${task.status}  ${task.normalized_model ?? task.model ?? ''}`);
+    console.log(`  ${''.padEnd(18)} attempts ${attempts}; ${task.elapsed_s} s (total ${task.total_elapsed_s} s); cost ${task.total_cost}`);
+    for (const file of files) console.log(`  ${''.padEnd(18)} → ${show(file)} (${await size(file)})`);
+  }
+  console.log(`\n  Files are in ${show(outDir)}/. Done in ${clock().trim()}.`);
+} catch (error) {
+  console.error(`\ndemo failed: ${error instanceof OmniMediaError ? `${error.name}: ${error.message}` : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  receiver.server.closeAllConnections();
+  receiver.server.close();
+  await mock?.close();
+}
