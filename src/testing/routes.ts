@@ -30,10 +30,13 @@ export interface RouteContext {
     callbackUrl: string | undefined;
   }): MockTask;
   findTask(id: string): MockTask | undefined;
+  /** 403 when the request's key has an explicit model scope without this model (spec 5.2). */
+  checkScope(model: string): void;
 }
 
 export async function imageGeneration(request: Request, ctx: RouteContext): Promise<Response> {
   const params = validateImageGeneration(await readJsonBody(request));
+  ctx.checkScope(params.model);
   const task = ctx.createTask({
     kind: 'image_generation',
     model: params.model,
@@ -48,6 +51,7 @@ export async function imageGeneration(request: Request, ctx: RouteContext): Prom
 
 export async function imageEdit(request: Request, ctx: RouteContext): Promise<Response> {
   const params = validateImageEdit(await readJsonBody(request));
+  ctx.checkScope(params.model);
   params.images.forEach((url, i) => ctx.uploads.requireImage(url, params.images.length === 1 ? 'image' : `image[${i}]`));
   if (params.mask !== undefined) ctx.uploads.requireImage(params.mask, 'mask');
   const task = ctx.createTask({
@@ -64,6 +68,7 @@ export async function imageEdit(request: Request, ctx: RouteContext): Promise<Re
 
 export async function videoGeneration(request: Request, ctx: RouteContext): Promise<Response> {
   const params = validateVideoGeneration(await readJsonBody(request));
+  ctx.checkScope(params.model);
   for (const url of params.imageUrls) ctx.uploads.requireImage(url, 'messages');
   const task = ctx.createTask({
     kind: 'video_generation',
@@ -79,6 +84,7 @@ export async function videoGeneration(request: Request, ctx: RouteContext): Prom
 
 export async function videoEdit(request: Request, ctx: RouteContext): Promise<Response> {
   const params = validateVideoEdit(await readJsonBody(request));
+  ctx.checkScope(params.model);
   ctx.uploads.requireVideo(params.uploadId);
   const task = ctx.createTask({
     kind: 'video_edit',

@@ -34,6 +34,11 @@ export interface MockServiceOptions {
   baseURL?: string;
   /** Keys the mock accepts. Default: any non-empty `Bearer` token. */
   apiKeys?: readonly string[];
+  /**
+   * Keys with an explicit model scope (spec 5.2): a submission for a model outside its key's
+   * list gets 403. Keys not listed have the dynamic scope and may call any model.
+   */
+  modelScopes?: Readonly<Record<string, readonly string[]>>;
   /** Phase lengths; see {@link MockDurations}. */
   durations?: Partial<MockDurations>;
   /** Waits between callback delivery tries, ms. Default 1 s, 2 s, 4 s, 8 s, 16 s. `[]`: no retries. */
@@ -61,6 +66,10 @@ const MAX_REQUEST_LOG = 1000;
 type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Request, root: string) => Promise<Response> | Response };
 
 let taskCounter = 0;
+
+function bearerToken(request: Request | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request?.headers.get('authorization') ?? '')?.[1];
+}
 
 /**
  * The whole service as a fetch handler with state. Make one with {@link createMockService};
@@ -134,21 +143,29 @@ export class MockService {
       }
       return await route.run(request, root);
     } catch (error) {
-      if (error instanceof RequestProblem) return errorResponse(error.status, 'invalid_request', error.message, { param: error.param });
+      if (error instanceof RequestProblem) {
+        const code = error.status === 403 ? 'model_not_allowed' : 'invalid_request';
+        return errorResponse(error.status, code, error.message, { param: error.param });
+      }
       return errorResponse(500, 'internal_error', `mock: ${String((error as Error)?.message ?? error)}`);
     }
   }
 
   #match(path: string): Record<string, Route> | undefined {
-    const ctx = (root: string): routes.RouteContext => ({
+    const ctx = (root: string, request?: Request): routes.RouteContext => ({
       uploads: this.#uploads,
       pngs: this.#pngs,
       root,
       createTask: (init) => this.#createTask({ ...init, root }),
       findTask: (id) => this.#tasks.get(id),
+      checkScope: (model) => {
+        const scope = this.#options.modelScopes?.[bearerToken(request) ?? ''];
+        if (scope && !scope.includes(model))
+          throw new RequestProblem(`the key's model scope does not include ${model}`, 'model', 403);
+      },
     });
     const submit = (run: (request: Request, ctx: routes.RouteContext) => Promise<Response>): Record<string, Route> => ({
-      POST: { group: 'submissions', auth: true, run: (request, root) => run(request, ctx(root)) },
+      POST: { group: 'submissions', auth: true, run: (request, root) => run(request, ctx(root, request)) },
     });
     switch (path) {
       case '/v1/images/generations':
@@ -177,9 +194,8 @@ export class MockService {
   }
 
   #authProblem(request: Request): string | undefined {
-    const header = request.headers.get('authorization');
-    if (!header) return 'missing API key: send Authorization: Bearer <API_KEY>';
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!request.headers.get('authorization')) return 'missing API key: send Authorization: Bearer <API_KEY>';
+    const token = bearerToken(request);
     if (!token) return 'malformed Authorization header: expected "Bearer <API_KEY>"';
     const keys = this.#options.apiKeys;
     if (keys && !keys.includes(token)) return 'invalid or expired API key';

@@ -102,3 +102,16 @@ describe('the request log', () => {
     ]);
   });
 });
+
+describe('model scopes (spec 5.2)', () => {
+  it('a key with an explicit scope gets 403 for a model outside it; dynamic-scope keys pass', async () => {
+    mock = createMockService({ modelScopes: { 'sk-images-only': ['omni-image'] } });
+    const video = { model: 'omni_flash', messages: [{ role: 'user', content: 'x' }] };
+    const denied = await post(mock, '/v1/video/generate', video, { auth: 'Bearer sk-images-only' });
+    expect(denied.status).toBe(403);
+    expect(await denied.json()).toMatchObject({ error: { code: 'model_not_allowed', param: 'model' } });
+    expect((await post(mock, '/v1/images/generations', { model: 'omni-image', prompt: 'p' }, { auth: 'Bearer sk-images-only' })).status).toBe(200);
+    expect((await post(mock, '/v1/video/generate', video)).status).toBe(202);
+    expect(mock.tasks()).toHaveLength(2);
+  });
+});
