@@ -41,7 +41,8 @@ export interface MockServer {
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   // Loaded here, not at the top, so importing omnimedia/testing in a browser never loads node:http.
-  const { serve } = await import('@hono/node-server');
+  // The magic comments keep browser bundlers from following it into node:http.
+  const { serve } = await import(/* webpackIgnore: true */ /* @vite-ignore */ '@hono/node-server');
   const host = options.host ?? '127.0.0.1';
   let mock = options.mock;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
