@@ -6,7 +6,7 @@ import { errorResponse, preflightResponse } from './responses.ts';
 import { PngCache } from './results.ts';
 import * as routes from './routes.ts';
 import { Scenario, type EndpointGroup } from './scenario.ts';
-import { MockTask, type PlannedAttempt, type TaskKind } from './tasks.ts';
+import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
 
 /** How long each phase of a task takes, in ms of the mock's clock. */
@@ -202,7 +202,7 @@ export class MockService {
     return undefined;
   }
 
-  #createTask(init: Omit<ConstructorParameters<typeof MockTask>[0], 'id' | 'createdAtMs' | 'pendingMs' | 'attempts'>): MockTask {
+  #createTask(init: Omit<TaskInit, 'id' | 'createdAtMs' | 'pendingMs' | 'attempts'>): MockTask {
     taskCounter += 1;
     const id = `task_${taskCounter.toString(36)}${Math.random().toString(36).slice(2, 10)}`;
     const duration = this.#attemptDuration(init.kind);

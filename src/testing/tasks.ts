@@ -143,17 +143,11 @@ export class MockTask {
    */
   failNow(reason: string, at = now()): void {
     if (this.isTerminal(at)) throw new Error(`mock: task ${this.id} already ended (${this.status(at)})`);
-    const { finished } = this.#progress(at);
-    const startedAt = this.init.createdAtMs + this.init.pendingMs + finished.reduce((sum, f) => sum + f.attempt.durationMs, 0);
-    if (at < startedAt) {
-      // Still pending: the first attempt starts and fails at once.
-      this.init.pendingMs = at - this.init.createdAtMs;
-    }
-    const current = this.init.attempts[finished.length];
-    const provider = current?.provider ?? this.init.attempts[0]?.provider ?? 'omni-mock-1';
-    this.init.attempts = [
-      ...finished.map((f) => f.attempt),
-      { provider, durationMs: Math.max(0, at - Math.max(startedAt, this.init.createdAtMs + this.init.pendingMs)), outcome: 'failed', failReason: reason },
-    ];
+    const finished = this.#progress(at).finished.map((f) => f.attempt);
+    // Still pending: the first attempt starts now (and fails at once).
+    this.init.pendingMs = Math.min(this.init.pendingMs, at - this.init.createdAtMs);
+    const startedAt = this.init.createdAtMs + this.init.pendingMs + finished.reduce((sum, a) => sum + a.durationMs, 0);
+    const provider = this.init.attempts[finished.length]?.provider ?? 'omni-mock-1';
+    this.init.attempts = [...finished, { provider, durationMs: at - startedAt, outcome: 'failed', failReason: reason }];
   }
 }
