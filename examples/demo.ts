@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { OmniMedia, OmniMediaError, type TaskResult, type WaitOptions } from 'omnimedia';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 
@@ -44,7 +45,7 @@ const imageModel = env('OMNIMEDIA_IMAGE_MODEL') ?? 'omni-image';
 // Against the mock, poll a little faster than the defaults (3 s first, then growing).
 const cadence: WaitOptions = offline ? { initialDelay: 500, interval: 500, maxInterval: 1000 } : {};
 const outDir = resolve(env('OMNIMEDIA_DEMO_OUT') ?? 'out/demo');
-const photoPath = new URL('./assets/photo.png', import.meta.url);
+const photoPath = fileURLToPath(new URL('./assets/photo.png', import.meta.url));
 
 console.log(
   offline
@@ -135,7 +136,7 @@ const summary: { step: string; task: TaskResult; files: string[] }[] = [];
 
 try {
   step(1, 'Upload a photo');
-  const photo = await client.uploads.image(photoPath.pathname);
+  const photo = await client.uploads.image(photoPath);
   say(`   ${photo.filename}: ${photo.content_type}, ${photo.width}x${photo.height}, ${photo.bytes} bytes`);
   say(`   url valid until ${new Date((photo.expires_at ?? 0) * 1000).toISOString()}`);
 
