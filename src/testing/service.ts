@@ -67,6 +67,15 @@ type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Req
 
 let taskCounter = 0;
 
+/** A path segment decoded; a malformed escape stays as sent (and matches no task). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function bearerToken(request: Request | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request?.headers.get('authorization') ?? '')?.[1];
 }
@@ -184,7 +193,7 @@ export class MockService {
     }
     const task = /^\/v1\/tasks\/([^/]+)$/.exec(path);
     // The task query needs no key, and ignores an Authorization header (spec 4.7).
-    if (task) return { GET: { group: 'tasks', auth: false, run: (_, root) => routes.taskQuery(decodeURIComponent(task[1]!), ctx(root)) } };
+    if (task) return { GET: { group: 'tasks', auth: false, run: (_, root) => routes.taskQuery(safeDecode(task[1]!), ctx(root)) } };
     const uploaded = /^\/files\/uploads\/([^/]+)\/[^/]+$/.exec(path);
     if (uploaded) return { GET: { group: 'files', auth: false, run: (request, root) => routes.uploadedFile(uploaded[1]!, ctx(root), request.method) } };
     const result = /^\/files\/results\/([^/]+)\/([^/]+)$/.exec(path);

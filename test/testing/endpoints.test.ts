@@ -317,6 +317,7 @@ describe('GET /v1/tasks/{id} (4.7) and routing', () => {
     const response = await get(mock, '/v1/tasks/task_unknown');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: { code: 'not_found', message: 'no task with id task_unknown' } });
+    expect((await get(mock, '/v1/tasks/%E0%A4%A')).status).toBe(404);
   });
 
   it('answers 404 for an unknown route and 405 (with Allow) for a wrong method', async () => {
