@@ -78,8 +78,16 @@ export class UploadStore {
       record = { upload_id: id, url, ...common };
     }
     const stored: StoredUpload = { id, kind, record, bytes, contentType: type.mediaType, expiresAt: (created + UPLOAD_TTL_SECONDS) * 1000 };
+    this.#dropExpiredBytes();
     this.#byId.set(id, stored);
     return stored;
+  }
+
+  // A long-running mock (a dev server) would otherwise keep every upload's bytes forever; the
+  // records stay, for assertions.
+  #dropExpiredBytes(): void {
+    const at = now();
+    for (const upload of this.#byId.values()) if (upload.expiresAt <= at && upload.bytes.byteLength > 0) upload.bytes = new Uint8Array();
   }
 
   /** An upload by id, while it is still valid. */
