@@ -9,7 +9,8 @@
 // that reaches this machine: set OMNIMEDIA_CALLBACK_URL (e.g. a tunnel) and, if the tunnel
 // expects a fixed local port, OMNIMEDIA_CALLBACK_PORT. Without it that step is skipped.
 //
-// Results go to ./out/demo/ (or OMNIMEDIA_DEMO_OUT).
+// The image model is OMNIMEDIA_IMAGE_MODEL (default `omni-image`; the spec names no image
+// model). Results go to ./out/demo/ (or OMNIMEDIA_DEMO_OUT).
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,5 @@
 // The real client against the mock service through MSW: the SDK end to end, no network.
+import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   BadRequestError,
@@ -144,6 +145,21 @@ describe('SDK ↔ mock via MSW', () => {
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).body).toMatchObject({ error: { param: 'image' } });
     expect((error as Error).message).toMatch(/returned by the image upload endpoint/);
+  });
+
+  it('under MSW the completion callback can land on an MSW handler too', async () => {
+    const received: unknown[] = [];
+    server.use(
+      http.post('https://app.example.test/hooks/omnimedia', async ({ request }) => {
+        received.push(await request.json());
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const submission = client.images.generate({ model: 'm', prompt: 'p', callback_url: 'https://app.example.test/hooks/omnimedia' });
+    const task = await run(submission.wait());
+    await mock.callbacksSettled();
+    expect(received).toEqual([await client.tasks.retrieve(task.task_id)]);
+    expect(mock.callbackDeliveries).toMatchObject([{ ok: true, status: 200, attempt: 1 }]);
   });
 
   it('a keyless client can poll a task (the task query needs no key)', async () => {
