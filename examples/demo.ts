@@ -11,14 +11,14 @@
 //
 // The image model is OMNIMEDIA_IMAGE_MODEL (default `omni-image`; the spec names no image
 // model). Results go to ./out/demo/ (or OMNIMEDIA_DEMO_OUT).
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
-import { join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { OmniMedia, OmniMediaError, type TaskResult, type WaitOptions } from 'omnimedia';
+import { OmniMedia, OmniMediaError, fileFromPath, type TaskResult, type WaitOptions } from 'omnimedia';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 
 const env = (name: string) => process.env[name]?.trim() || undefined;
@@ -111,19 +111,18 @@ function progress(label: string): NonNullable<WaitOptions['onProgress']> {
   };
 }
 
-/** Download every result of a task into outDir, named after the task. */
-async function download(task: TaskResult, stem: string): Promise<string[]> {
-  await mkdir(outDir, { recursive: true });
-  const paths: string[] = [];
-  for (const [i, output] of (task.data ?? []).entries()) {
-    const response = await fetch(output.url);
-    if (!response.ok) throw new Error(`download of ${output.url} failed: ${response.status}`);
-    const extension = response.headers.get('content-type')?.includes('mp4') ? 'mp4' : 'png';
-    const path = join(outDir, `${stem}-${i}.${extension}`);
-    await writeFile(path, new Uint8Array(await response.arrayBuffer()));
-    paths.push(path);
-  }
-  return paths;
+/** Download every result of a task into outDir (`<task id>-<n>.<ext>`), streamed, with progress. */
+async function download(task: TaskResult): Promise<string[]> {
+  const reported = new Set<number>();
+  return client.files.download(task, {
+    to: outDir,
+    onProgress: ({ index, loaded, total }) => {
+      if (total !== undefined && loaded === total && !reported.has(index)) {
+        reported.add(index);
+        say(`   downloaded ${index + 1}/${task.data?.length ?? 1}: ${(total / 1024).toFixed(1)} KB`);
+      }
+    },
+  });
 }
 
 const size = async (path: string) => `${((await stat(path)).size / 1024).toFixed(1)} KB`;
@@ -137,7 +136,9 @@ const summary: { step: string; task: TaskResult; files: string[] }[] = [];
 
 try {
   step(1, 'Upload a photo');
-  const photo = await client.uploads.image(photoPath);
+  const photo = await client.uploads.image(photoPath, {
+    onProgress: ({ loaded, total }) => loaded === total && say(`   sent ${loaded} of ${total} bytes`),
+  });
   say(`   ${photo.filename}: ${photo.content_type}, ${photo.width}x${photo.height}, ${photo.bytes} bytes`);
   say(`   url valid until ${new Date((photo.expires_at ?? 0) * 1000).toISOString()}`);
 
@@ -145,20 +146,19 @@ try {
   const edited = await client.images
     .edit({ model: imageModel, prompt: 'the same scene at night, lit by lanterns', image: photo, size: '1024x1024' })
     .wait({ ...cadence, onProgress: progress('edit') });
-  const editedFiles = await download(edited, `edit-${edited.task_id}`);
+  const editedFiles = await download(edited);
   summary.push({ step: 'image edit', task: edited, files: editedFiles });
   say(`   done: ${editedFiles.map(show).join(', ')}`);
 
   step(3, 'Generate a video from both images');
-  const second = await client.uploads.image(editedFiles[0]!);
-  say(`   uploaded the edited image as a second reference (${second.width}x${second.height})`);
+  say('   references: the uploaded photo, and the edited file (uploaded first, automatically)');
   if (callbacksOn) say(`   callback_url: ${receiver.url}`);
   else say('   (no callback: set OMNIMEDIA_CALLBACK_URL to a public address of this machine to receive one)');
   // Offline, the mock fails the first attempt on purpose, to show the service retrying elsewhere.
   mock?.mock.failNextAttempt('provider_timeout');
   const submission = client.videos.generate({
     prompt: 'the lanterns flicker on as night falls',
-    images: [photo, second],
+    images: [photo, fileFromPath(editedFiles[0]!)],
     seconds: 4,
     resolution: '1080p',
     ...(callbacksOn ? { callback_url: receiver.url } : {}),
@@ -184,7 +184,7 @@ try {
   }
 
   step(callbacksOn ? 6 : 5, 'Download the results');
-  const videoFiles = await download(video, `video-${video.task_id}`);
+  const videoFiles = await download(video);
   summary.push({ step: 'video from images', task: video, files: videoFiles });
   for (const file of videoFiles) say(`   ${show(file)} (${await size(file)})`);
 
