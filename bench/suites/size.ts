@@ -16,11 +16,10 @@ const KiB = 1024;
 /** Targets in KiB, gzip -9 (issue 7). Not met yet: see the README's "Size and load time". */
 export const BUDGETS = { client: 18, poller: 12 } as const;
 /**
- * What CI enforces today, while the targets above are out of reach: the measured size (34.0 KiB
- * with the poller, files and uploads in; callbacks still to land) plus room. Tighten to the
- * measured size + 1 KiB once every feature has landed.
+ * What CI enforces today, while the targets above are out of reach: the measured size with
+ * every feature in (37.3 KiB whole, 36.8 KiB poller) plus about 1.5 KiB, so a regression fails.
  */
-export const CEILINGS = { client: 40, poller: 40 } as const;
+export const CEILINGS = { client: 39, poller: 38.5 } as const;
 
 export const ENTRIES = {
   /** Everything the package exports: the whole client, errors, schemas, helpers. */

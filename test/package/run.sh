@@ -53,9 +53,6 @@ step "install the tarball into a consumer project"
 APP="$WORK/app"
 mkdir -p "$APP"
 cp -r "$HERE/flows" "$HERE/types" "$HERE/browser" "$HERE/server.mjs" "$APP/"
-# Until the mock service ships in the tarball, OMNIMEDIA_TESTING_STANDIN=1 lets the flows run
-# against MOCK_URL without requiring omnimedia/testing (development only; CI never sets it).
-[ "${OMNIMEDIA_TESTING_STANDIN:-}" = 1 ] && sed -i "/omnimedia\/testing/d; /startMockServer !==/d" "$APP/flows/cjs.cjs"
 cat >"$APP/package.json" <<JSON
 { "name": "omnimedia-consumer", "private": true, "type": "module",
   "allowScripts": { "deno": true, "bun": true } }

@@ -7,6 +7,8 @@ const schemas = require('omnimedia/schemas');
 if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("require('omnimedia/schemas') has no TaskResultSchema");
 
 if (typeof testing.startMockServer !== 'function') throw new Error("require('omnimedia/testing') has no startMockServer");
+// The MSW adapter resolves too (loading it needs msw, an optional peer this project lacks).
+require.resolve('omnimedia/testing/msw');
 
 (async () => {
   const { runFlow } = await import('./flow.mjs');

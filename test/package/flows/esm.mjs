@@ -6,6 +6,8 @@ import { runFlow } from './flow.mjs';
 
 // The zod schemas subpath resolves and holds real schemas.
 if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("omnimedia/schemas has no TaskResultSchema");
+// The mock service subpath: the server script imports it; its MSW adapter resolves as well.
+if (typeof import.meta.resolve === 'function') import.meta.resolve('omnimedia/testing/msw');
 
 const env = globalThis.process?.env ?? {};
 const baseURL = globalThis.process?.argv?.[2] ?? env.OMNIMEDIA_BASE_URL;
