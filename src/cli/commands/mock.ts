@@ -1,0 +1,56 @@
+import { OUTPUT_OPTIONS } from '../args.ts';
+import { EXIT } from '../exit.ts';
+import { UsageError, stringValue } from '../args.ts';
+import type { Command } from './command.ts';
+
+/** What the CLI uses of `omnimedia/testing`. */
+interface MockModule {
+  startMockServer(options: { port?: number }): Promise<{ url: string; close(): Promise<void> | void }>;
+}
+
+// A variable specifier: the mock (and its server library) loads only for this command.
+const TESTING = 'omnimedia/testing';
+
+export const mock: Command = {
+  spec: {
+    name: 'mock',
+    summary: 'Run the mock service (omnimedia/testing) on this machine, until Ctrl-C. Any API key works.',
+    usage: '[--port PORT] [options]',
+    options: {
+      port: { type: 'string', value: 'PORT', description: 'Port to listen on, on 127.0.0.1 (default: a free one)' },
+      json: OUTPUT_OPTIONS.json!,
+    },
+    examples: [
+      'omnimedia mock --port 4010',
+      'export OMNIMEDIA_BASE_URL=http://127.0.0.1:4010 OMNIMEDIA_API_KEY=sk-mock',
+      'omnimedia images generate -m omni-image -p "a fox" --wait --out .',
+    ],
+  },
+  async run(ctx) {
+    const portText = stringValue(ctx.values, 'port');
+    const port = portText === undefined ? 0 : Number(portText);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw new UsageError(`--port: must be a whole number from 0 to 65535 (got "${portText}")`, '--port');
+    const { startMockServer } = (await import(/* @vite-ignore */ TESTING)) as MockModule;
+    const server = await startMockServer({ port });
+    const url = server.url.replace(/\/$/, '');
+    ctx.output.result({ base_url: url }, () =>
+      [
+        `Mock omnimedia service on ${url}`,
+        '',
+        `  export OMNIMEDIA_BASE_URL=${url}`,
+        '  export OMNIMEDIA_API_KEY=sk-mock   # any key works',
+        '',
+        'Press Ctrl-C to stop.',
+      ].join('\n'),
+    );
+    // Serve until Ctrl-C (or SIGTERM, which main turns into the same abort).
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await server.close();
+    ctx.output.message('mock service stopped');
+    return EXIT.ok;
+  },
+};
