@@ -42,9 +42,10 @@ export async function downloadResults(ctx: Context, task: TaskResult, dir: strin
         taskId: task.task_id,
       });
     }
-    const path = resolve(join(dir, fileName(task, index, urls.length, url, response.headers.get('content-type'))));
+    const name = fileName(task, index, urls.length, url, response.headers.get('content-type'));
+    const path = resolve(join(dir, name));
     const length = Number(response.headers.get('content-length'));
-    const bar = ctx.progress.transfer('downloading', fileName(task, index, urls.length, url, response.headers.get('content-type')), length > 0 ? length : undefined);
+    const bar = ctx.progress.transfer('downloading', name, length > 0 ? length : undefined);
     let bytes = 0;
     const count = new Transform({
       transform(chunk: Uint8Array, _encoding, done) {
@@ -63,7 +64,6 @@ export async function downloadResults(ctx: Context, task: TaskResult, dir: strin
     } finally {
       bar.end();
     }
-    ctx.progress.log(`saved ${path}`);
     saved.push({ url, path, bytes });
   }
   return saved;

@@ -327,3 +327,15 @@ describe('uploads and tasks', () => {
 afterEach(async () => {
   expect(await readdir(dir).catch(() => [])).not.toContain('.partial');
 });
+
+describe('files given to submissions', () => {
+  it('a bad --image file is reported against --image, and nothing is submitted', async () => {
+    await writeFile(join(dir, 'anim.png'), 'GIF89a' + ' '.repeat(60));
+    let submitted = 0;
+    server.use(http.post(`${BASE_URL}/v1/images/edits`, () => (submitted++, HttpResponse.json(submission))));
+    const run = await runCli(['images', 'edit', '-m', 'm', '-p', 'x', '--image', join(dir, 'anim.png'), ...CONN]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`  --image: ${join(dir, 'anim.png')}: must be PNG, JPEG, WebP (found GIF)`);
+    expect(submitted).toBe(0);
+  });
+});

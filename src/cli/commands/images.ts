@@ -81,9 +81,9 @@ export const imagesEdit: Command = {
   },
   async run(ctx) {
     const flags = waitFlags(ctx);
-    const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image');
+    const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image', 'image');
     const maskArg = stringValue(ctx.values, 'mask');
-    const mask = maskArg === undefined ? undefined : (await imageUrls(ctx, [maskArg], '--mask'))[0];
+    const mask = maskArg === undefined ? undefined : (await imageUrls(ctx, [maskArg], '--mask', 'mask'))[0];
     const params = defined({
       ...imageFields(ctx.values),
       // One image is sent as a string, several as a list, as the spec shows both.

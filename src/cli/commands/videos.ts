@@ -47,7 +47,7 @@ export const videosGenerate: Command = {
   },
   async run(ctx) {
     const flags = waitFlags(ctx);
-    const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image');
+    const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image', 'images');
     const params = defined({
       model: stringValue(ctx.values, 'model'),
       prompt: stringValue(ctx.values, 'prompt'),
@@ -93,7 +93,7 @@ export const videosEdit: Command = {
     const params = defined({
       model: stringValue(ctx.values, 'model'),
       prompt: stringValue(ctx.values, 'prompt'),
-      input_video: video === undefined ? undefined : await videoUploadId(ctx, video, '--video'),
+      input_video: video === undefined ? undefined : await videoUploadId(ctx, video, '--video', 'input_video'),
       resolution: stringValue(ctx.values, 'resolution'),
       aspect_ratio: stringValue(ctx.values, 'aspect-ratio'),
       callback_url: stringValue(ctx.values, 'callback-url'),
