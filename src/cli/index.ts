@@ -12,6 +12,13 @@ const onSignal = () => {
   controller.abort(new Error('interrupted'));
 };
 process.on('SIGINT', onSignal);
+// `omnimedia ... | head -1`: a reader that left early is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 process.on('SIGTERM', onSignal);
 
 const code = await main(process.argv.slice(2), {

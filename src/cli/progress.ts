@@ -1,3 +1,4 @@
+import { styleText } from 'node:util';
 import { SPINNER, fitToWidth, taskText, transferText, type TaskView } from './format.ts';
 
 /** Where progress goes: stderr, so that stdout carries only results (and only JSON with --json). */
@@ -5,7 +6,13 @@ export interface TerminalStream {
   write(text: string): unknown;
   isTTY?: boolean | undefined;
   columns?: number | undefined;
+  /** A terminal's colour support, honouring NO_COLOR and FORCE_COLOR (Node's tty streams). */
+  hasColors?: () => boolean;
 }
+
+/** How a permanent line reads: a colour on terminals that have them. */
+export type Tone = 'plain' | 'ok' | 'error' | 'warn';
+const TONE_COLOR = { ok: 'green', error: 'red', warn: 'yellow' } as const;
 
 /** The part of a task the live line reads. */
 export interface TaskSnapshot {
@@ -33,7 +40,7 @@ export interface TransferProgress {
 
 export interface Progress {
   /** A permanent line (above the live lines on a terminal). */
-  log(line: string): void;
+  log(line: string, tone?: Tone): void;
   task(taskId?: string): TaskProgress;
   transfer(verb: string, label: string, total?: number): TransferProgress;
   /** Clear the live lines and stop animating (before printing a result or exiting). */
@@ -128,9 +135,11 @@ class LiveProgress implements Progress {
     private readonly tickMs: number,
   ) {}
 
-  log(line: string): void {
+  log(line: string, tone: Tone = 'plain'): void {
     this.#clear();
-    this.stream.write(`${line}\n`);
+    const colored =
+      tone !== 'plain' && this.stream.hasColors?.() ? styleText(TONE_COLOR[tone], line, { validateStream: false }) : line;
+    this.stream.write(`${colored}\n`);
     this.#draw();
   }
 

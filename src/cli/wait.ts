@@ -84,14 +84,14 @@ async function finish(
   } catch (error) {
     live.end();
     if (error instanceof TaskFailedError) {
-      ctx.progress.log(`✖ ${taskId} ${error.task.status}${error.failReason ? ` (${error.failReason})` : ''} after ${formatDuration(live.elapsedMs)}`);
+      ctx.progress.log(`✖ ${taskId} ${error.task.status}${error.failReason ? ` (${error.failReason})` : ''} after ${formatDuration(live.elapsedMs)}`, 'error');
     } else if (error instanceof WaitTimeoutError) {
-      ctx.progress.log(`⏱ ${taskId} still running after ${formatDuration(live.elapsedMs)}`);
+      ctx.progress.log(`⏱ ${taskId} still running after ${formatDuration(live.elapsedMs)}`, 'warn');
     }
     throw interruptedOr(ctx, error, taskId);
   }
   live.end();
-  ctx.progress.log(`✔ ${taskId} ${task.status} in ${formatDuration(live.elapsedMs)}`);
+  ctx.progress.log(`✔ ${taskId} ${task.status} in ${formatDuration(live.elapsedMs)}`, 'ok');
   let saved: SavedFile[] = [];
   if (flags.out !== undefined) {
     try {

@@ -85,3 +85,14 @@ describe('cli progress on a terminal', () => {
     progress.stop();
   });
 });
+
+describe('cli progress colours', () => {
+  it('colours outcome lines only where the terminal has colours', () => {
+    const colored = { ...stream(true), hasColors: () => true };
+    createProgress(colored, { tickMs: 0 }).log('✔ done', 'ok');
+    expect(colored.text()).toBe('\x1b[32m✔ done\x1b[39m\n');
+    const plain = { ...stream(true), hasColors: () => false };
+    createProgress(plain, { tickMs: 0 }).log('✔ done', 'ok');
+    expect(plain.text()).toBe('✔ done\n');
+  });
+});
