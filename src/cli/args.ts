@@ -57,7 +57,7 @@ export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
 export const WAIT_OPTIONS: Record<string, OptionSpec> = {
   out: { type: 'string', short: 'o', value: 'DIR', description: 'Download the results into DIR (implies --wait)' },
   timeout: { type: 'string', value: 'SECONDS', description: 'Give up waiting after SECONDS (exit 4); default 600 for images, 1800 for videos' },
-  interval: { type: 'string', value: 'SECONDS', description: 'Seconds before the first query and between the first queries (default 3, then 2 growing to 15)' },
+  interval: { type: 'string', value: 'SECONDS', description: 'Seconds before the first query and between the first ones (default: the SDK\'s cadence, 3 s first)' },
 };
 
 export const SUBMIT_OPTIONS: Record<string, OptionSpec> = {
