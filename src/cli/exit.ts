@@ -20,16 +20,17 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-/** Ctrl-C while the CLI waited: the task goes on on the service. */
+/** Ctrl-C: the CLI stopped; a task it submitted goes on on the service. */
 export class Interrupted extends Error {
   override name = 'Interrupted';
   taskId: string | undefined;
 
-  constructor(taskId?: string) {
+  constructor(taskId?: string, message?: string) {
     super(
-      taskId
-        ? `stopped waiting; task ${taskId} goes on on the service. Resume with: omnimedia tasks wait ${taskId}`
-        : 'interrupted before the service answered; a task may have been created all the same',
+      message ??
+        (taskId
+          ? `stopped waiting; task ${taskId} goes on on the service. Resume with: omnimedia tasks wait ${taskId}`
+          : 'interrupted'),
     );
     this.taskId = taskId;
   }

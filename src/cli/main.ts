@@ -2,7 +2,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { UsageError, helpText, parseCommand } from './args.ts';
 import { COMMANDS, type Command } from './commands/index.ts';
 import { Context, type CliIO } from './context.ts';
-import { EXIT, defaultFlagNamer, errorJson, errorText, exitCodeFor } from './exit.ts';
+import { EXIT, Interrupted, defaultFlagNamer, errorJson, errorText, exitCodeFor } from './exit.ts';
 
 const { version } = pkg;
 
@@ -91,8 +91,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     ctx = new Context(io, args.values);
     ctx.flagFor = (field) => flags[field.split(/[.[]/)[0] ?? field] ?? defaultFlagNamer(field);
     return await command.run(ctx, args);
-  } catch (error) {
+  } catch (caught) {
     ctx?.progress.stop();
+    // Ctrl-C during an upload or a query: the abort's reason surfaces; report it as such.
+    const error = io.signal.aborted && !(caught instanceof Interrupted) ? new Interrupted() : caught;
     const flagFor = ctx?.flagFor ?? defaultFlagNamer;
     io.stderr.write(`${errorText(error, flagFor)}\n`);
     // With --json a script reads the error from stdout too, as the one JSON document there.

@@ -31,8 +31,8 @@ export function waitFlags(ctx: Context): WaitFlags {
 }
 
 /** An abort from Ctrl-C becomes `Interrupted` with the task id, so the user can resume. */
-function interruptedOr(ctx: Context, error: unknown, taskId: string | undefined): unknown {
-  return ctx.signal.aborted ? new Interrupted(taskId) : error;
+function interruptedOr(ctx: Context, error: unknown, taskId: string | undefined, message?: string): unknown {
+  return ctx.signal.aborted ? new Interrupted(taskId, message) : error;
 }
 
 /** Submit, print the submission (or wait for the task, with progress, and download it). */
@@ -47,7 +47,8 @@ export async function submitTask(
     submitted = await submission;
   } catch (error) {
     live.end();
-    throw interruptedOr(ctx, error, undefined);
+    // The POST may have reached the service before the abort: say so rather than guess.
+    throw interruptedOr(ctx, error, undefined, 'interrupted while submitting; the service may have created the task all the same');
   }
   live.submitted(submitted.task_id, submitted.status);
   if (!flags.wait) {

@@ -339,3 +339,25 @@ describe('files given to submissions', () => {
     expect(submitted).toBe(0);
   });
 });
+
+describe('Ctrl-C outside a wait', () => {
+  it('during an upload exits 130 as interrupted, not as a crash', async () => {
+    await writeFile(join(dir, 'a.png'), PNG);
+    let uploading: () => void = () => {};
+    const started = new Promise<void>((resolve) => (uploading = resolve));
+    server.use(
+      http.post(`${BASE_URL}/v1/uploads/images`, async () => {
+        uploading();
+        // Never answers: only the abort ends the request.
+        return new Promise<never>(() => {});
+      }),
+    );
+    const controller = new AbortController();
+    const run = runCli(['images', 'edit', '-m', 'm', '-p', 'x', '-i', join(dir, 'a.png'), '--json', ...CONN], { controller });
+    await started;
+    controller.abort(new Error('interrupted'));
+    const result = await run;
+    expect(result.code).toBe(130);
+    expect(JSON.parse(result.stdout).error).toMatchObject({ type: 'Interrupted', exit_code: 130 });
+  });
+});

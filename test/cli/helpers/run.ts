@@ -12,9 +12,14 @@ export interface RunResult {
  */
 export async function runCli(
   argv: string[],
-  options: { env?: Record<string, string | undefined>; onStderr?: (text: string, interrupt: () => void) => void } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    onStderr?: (text: string, interrupt: () => void) => void;
+    /** Abort it to press Ctrl-C. */
+    controller?: AbortController;
+  } = {},
 ): Promise<RunResult> {
-  const controller = new AbortController();
+  const controller = options.controller ?? new AbortController();
   const out: string[] = [];
   const err: string[] = [];
   const interrupt = () => controller.abort(new Error('interrupted'));
