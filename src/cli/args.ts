@@ -46,6 +46,7 @@ export interface ParsedArgs {
 export const CONNECTION_OPTIONS: Record<string, OptionSpec> = {
   'api-key': { type: 'string', value: 'KEY', description: 'API key (default: $OMNIMEDIA_API_KEY)' },
   'base-url': { type: 'string', value: 'URL', description: 'Service address (default: $OMNIMEDIA_BASE_URL)' },
+  verbose: { type: 'boolean', description: 'Log every request and retry on stderr (the API key never appears)' },
 };
 
 export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {

@@ -361,3 +361,14 @@ describe('Ctrl-C outside a wait', () => {
     expect(JSON.parse(result.stdout).error).toMatchObject({ type: 'Interrupted', exit_code: 130 });
   });
 });
+
+describe('--verbose', () => {
+  it('logs each request on stderr, never the key, and keeps stdout for the result', async () => {
+    server.use(http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json(submission)));
+    const run = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--verbose', '--json', ...CONN]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/\[omnimedia\] POST \/v1\/images\/generations 200/);
+    expect(run.stderr).not.toContain(API_KEY);
+    expect(JSON.parse(run.stdout)).toEqual(submission);
+  });
+});
