@@ -145,6 +145,17 @@ describe('the built CLI against the mock service', () => {
     expect(run.stdout).toMatch(/✔ task_\S+ completed in \d+\.\ds/);
   });
 
+  it('on a terminal, shows a bar for each upload and download', async () => {
+    const made = await runBuilt(['images', 'generate', '-m', 'omni-image', '-p', 'a cat', '--out', dir, '--json', ...FAST], { env });
+    const photo: string = JSON.parse(made.stdout).downloaded[0].path;
+    const out = join(dir, 'tty');
+    const command = [process.execPath, CLI_PATH, 'images', 'edit', '-m', 'omni-image', '-p', 'night', '-i', photo, '--out', out, ...FAST].join(' ');
+    const run = await runProcess('script', ['-qfec', command, '/dev/null'], { env: { ...env, COLUMNS: '120' } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/uploading \S+\.png [█░]{20} +\d+% /);
+    expect(run.stdout).toMatch(/downloading \S+\.png [█░]{20} 100% /);
+  });
+
   it('mock: serves the service on a port and prints its base URL; Ctrl-C stops it', async () => {
     let baseURL = '';
     let submitted: Awaited<ReturnType<typeof runBuilt>> | undefined;
