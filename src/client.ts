@@ -1,6 +1,6 @@
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
-import { createLogger, isLogLevel, type LogLevel, type Logger } from './core/logger.ts';
+import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
 import { Images } from './resources/images.ts';
@@ -20,7 +20,10 @@ export interface ClientOptions {
   uploadTimeout?: number;
   /** Retries of a failed request, under the retry policy (see the README). Default 2. */
   maxRetries?: number;
-  /** A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). */
+  /**
+   * A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). It is
+   * called as `fetch(url, init)`, with the method, headers, body and signal in `init`.
+   */
   fetch?: Fetch;
   /** Headers sent with every request. */
   defaultHeaders?: Record<string, string>;
@@ -43,6 +46,16 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < 0)
     throw new OmniMediaError(`new OmniMedia: ${name} must be a non-negative integer (got ${String(value)})`);
+  return value;
+}
+
+// A timer cannot hold more (setTimeout fires at once beyond it), and 0 would time out every request.
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+function timeoutMs(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS)
+    throw new OmniMediaError(`new OmniMedia: ${name} must be a whole number of ms from 1 to ${MAX_TIMEOUT_MS} (got ${String(value)})`);
   return value;
 }
 
@@ -71,7 +84,7 @@ export class OmniMedia {
   /** @internal The one HTTP layer every resource goes through. */
   readonly http: HttpClient;
   /** @internal */
-  readonly logger: Logger;
+  readonly logger: LevelledLogger;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
 
@@ -97,11 +110,11 @@ export class OmniMedia {
     const level = options.logLevel ?? (isLogLevel(envLevel) ? envLevel : 'warn');
     this.logger = createLogger(options.logger ?? console, level, apiKey);
     this.baseURL = baseURL.endsWith('/') ? baseURL : `${baseURL}/`;
-    this.uploadTimeout = nonNegativeInteger('uploadTimeout', options.uploadTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
+    this.uploadTimeout = timeoutMs('uploadTimeout', options.uploadTimeout, DEFAULT_UPLOAD_TIMEOUT_MS);
     this.http = new HttpClient({
       baseURL: this.baseURL,
       apiKey,
-      timeout: nonNegativeInteger('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
+      timeout: timeoutMs('timeout', options.timeout, DEFAULT_TIMEOUT_MS),
       maxRetries: nonNegativeInteger('maxRetries', options.maxRetries, DEFAULT_MAX_RETRIES),
       fetch: options.fetch,
       defaultHeaders: { ...options.defaultHeaders },

@@ -36,10 +36,14 @@ async function toBlob(input: Uploadable): Promise<{ blob: Blob; name?: string }>
     const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS)) as {
       openAsBlob(path: string): Promise<Blob>;
     };
-    // openAsBlob reads lazily: the file is not loaded into memory here.
-    const blob = await fs.openAsBlob(input).catch((error: unknown) => {
+    // openAsBlob reads lazily: the file is not loaded into memory here. It throws synchronously
+    // for a missing file, hence the try around the await.
+    let blob: Blob;
+    try {
+      blob = await fs.openAsBlob(input);
+    } catch (error) {
       throw new ValidationError([{ path: 'file', message: `cannot read "${input}": ${(error as Error).message}` }]);
-    });
+    }
     return { blob, name: input.split(/[\\/]/).pop() ?? input };
   }
   if (input instanceof Blob) return { blob: input, ...('name' in input && typeof input.name === 'string' ? { name: input.name } : {}) };

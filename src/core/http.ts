@@ -1,7 +1,7 @@
-import ky, { isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import ky, { isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
 import { apiErrorFromResponse } from './api-error.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError } from './errors.ts';
-import { redact, type Logger } from './logger.ts';
+import { redact, type LevelledLogger } from './logger.ts';
 import { withRetries, type RetryKind } from './retry.ts';
 
 /** The `fetch` the client calls: the platform's by default, or the `fetch` option. */
@@ -14,7 +14,7 @@ export interface HttpConfig {
   maxRetries: number;
   fetch: Fetch | undefined;
   defaultHeaders: Record<string, string>;
-  logger: Logger;
+  logger: LevelledLogger;
 }
 
 export interface HttpRequest {
@@ -38,21 +38,68 @@ export interface HttpRequest {
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
 
+/**
+ * What went wrong on the socket, e.g. `ECONNREFUSED`. ky wraps fetch's `TypeError('fetch
+ * failed')`, which wraps the socket error: the code sits at the bottom of the cause chain.
+ */
+function socketReason(error: unknown): string {
+  let reason = String((error as Error | undefined)?.message ?? error);
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string' && message) reason = message;
+    e = cause;
+  }
+  return reason;
+}
+
+const JSON_CONTENT_TYPE = { 'content-type': 'application/json' } as const;
+
+/**
+ * The `fetch` ky calls: it passes on the parts of ky's Request (URL, method, headers, signal)
+ * and the body as built, not the Request itself. Given a Request, fetch copies it (headers,
+ * signal, and any body through a stream proxy), which made a submission cost twice the CPU
+ * of a plain fetch (bench/suites/overhead.ts). ky's Request is built without the body.
+ */
+function fetchParts(fetchImpl: Fetch, body: BodyInit | undefined): NonNullable<Options['fetch']> {
+  const streaming = body !== undefined && typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+  return (input, init) => {
+    const request = input as Request;
+    return fetchImpl(request.url, {
+      ...init,
+      method: request.method,
+      headers: request.headers,
+      signal: request.signal,
+      ...(body !== undefined ? { body } : {}),
+      ...(streaming ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  };
+}
+
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
+  // Two ky instances built once, so a request passes ky only what changes per call: ky merges
+  // an instance's defaults into every call's options, and each key costs on the hot path.
   readonly #ky: KyInstance;
+  readonly #kyWithKey: KyInstance;
+  readonly #fetch: Fetch;
   readonly #config: HttpConfig;
 
   constructor(config: HttpConfig) {
     this.#config = config;
+    // Looked up at call time, so a fetch patched after the client was made (MSW) is used.
+    this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const hasDefaultHeaders = Object.keys(config.defaultHeaders).length > 0;
     this.#ky = ky.create({
       prefix: config.baseURL,
       // ky's retry would tee every upload body into memory; ours rebuilds the body instead.
       retry: 0,
       throwHttpErrors: false,
-      headers: config.defaultHeaders,
-      ...(config.fetch ? { fetch: config.fetch } : {}),
+      timeout: config.timeout,
+      fetch: fetchParts(this.#fetch, undefined),
+      ...(hasDefaultHeaders ? { headers: config.defaultHeaders } : {}),
     });
+    this.#kyWithKey = config.apiKey ? this.#ky.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : this.#ky;
   }
 
   get apiKey(): string | undefined {
@@ -81,24 +128,25 @@ export class HttpClient {
 
   async #attempt(request: HttpRequest, attempt: number): Promise<unknown> {
     const { apiKey, logger } = this.#config;
-    const started = performance.now();
+    const started = logger.enabled('debug') ? performance.now() : 0;
     let response: Response;
     try {
-      response = await this.#ky(request.path, {
-        method: request.method,
-        timeout: request.timeout ?? this.#config.timeout,
-        ...(request.json !== undefined ? { json: request.json } : {}),
-        ...(request.body ? { body: await request.body() } : {}),
-        ...(request.auth ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      const options: Options = { method: request.method };
+      const body = request.json !== undefined ? JSON.stringify(request.json) : request.body ? await request.body() : undefined;
+      if (body !== undefined) {
+        if (request.json !== undefined) options.headers = JSON_CONTENT_TYPE;
+        options.fetch = fetchParts(this.#fetch, body);
+      }
+      if (request.timeout !== undefined) options.timeout = request.timeout;
+      if (request.signal) options.signal = request.signal;
+      response = await (request.auth ? this.#kyWithKey : this.#ky)(request.path, options);
     } catch (error) {
       throw this.#failure(error, request);
     }
     const text = await response.text().catch((error: unknown) => {
       throw this.#failure(error, request);
     });
-    logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
+    if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
     if (!response.ok) {
       throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
         apiKey,
@@ -122,7 +170,6 @@ export class HttpClient {
   // A request that got no response: the caller's abort passes through untouched.
   #failure(error: unknown, request: HttpRequest): unknown {
     if (request.signal?.aborted) return request.signal.reason;
-    const detail = redact(String((error as Error)?.message ?? error), this.#config.apiKey);
     if (isTimeoutError(error)) {
       return new APITimeoutError(`${request.what}: no response within ${request.timeout ?? this.#config.timeout} ms`, {
         cause: error,
@@ -130,9 +177,7 @@ export class HttpClient {
       });
     }
     if (isNetworkError(error) || error instanceof TypeError) {
-      const cause = (error as { cause?: { message?: string; code?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? detail;
-      return new APIConnectionError(`${request.what}: could not reach the service (${redact(String(why), this.#config.apiKey)})`, {
+      return new APIConnectionError(`${request.what}: could not reach the service (${redact(socketReason(error), this.#config.apiKey)})`, {
         cause: error,
         taskId: request.taskId,
       });

@@ -29,17 +29,23 @@ function redactValue(value: unknown, secret: string | undefined): unknown {
   return value;
 }
 
+/** The client's logger, which also tells whether a level is on (hot paths skip building lines nobody reads). */
+export interface LevelledLogger extends Logger {
+  enabled(level: Exclude<LogLevel, 'off'>): boolean;
+}
+
 /**
  * The logger the client uses: drops messages below `level` and scrubs the API key from
  * messages and arguments, so a key cannot reach a log even through an echoed error body.
  */
-export function createLogger(target: Logger, level: LogLevel, secret: string | undefined): Logger {
+export function createLogger(target: Logger, level: LogLevel, secret: string | undefined): LevelledLogger {
+  const enabled = (name: Exclude<LogLevel, 'off'>) => RANK[level] >= RANK[name];
   const at = (name: Exclude<LogLevel, 'off'>) =>
-    RANK[level] >= RANK[name]
+    enabled(name)
       ? (message: string, ...args: unknown[]) =>
           target[name](`[omnimedia] ${redact(message, secret)}`, ...args.map((a) => redactValue(a, secret)))
       : () => {};
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), enabled };
 }
 
 export function isLogLevel(value: unknown): value is LogLevel {

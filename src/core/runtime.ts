@@ -9,9 +9,12 @@ export function readEnv(name: string): string | undefined {
   return value ? value : undefined;
 }
 
-/** A page or web worker: somewhere an API key would be visible to the user. */
+/**
+ * A page or web worker: somewhere an API key would be visible to the user. Judged by the DOM
+ * globals alone, not by the absence of `process` (bundlers polyfill it): a page has `window`
+ * and `document`, a worker `importScripts`. Deno 1 has `window` but no `document`.
+ */
 export function isBrowser(): boolean {
-  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown; Deno?: unknown };
-  if (g.Deno !== undefined || (globalThis as MaybeProcess).process?.versions?.node) return false;
+  const g = globalThis as { window?: unknown; document?: unknown; importScripts?: unknown };
   return (g.window !== undefined && g.document !== undefined) || typeof g.importScripts === 'function';
 }

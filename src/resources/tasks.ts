@@ -6,7 +6,12 @@ import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 import * as z from 'zod/mini';
 
-const taskIdSchema = z.string(mustBe('a task id string')).check(z.minLength(1, 'must not be empty'));
+// "." and ".." survive encodeURIComponent and URL resolution would drop them from the path,
+// sending the query to another endpoint.
+const taskIdSchema = z.string(mustBe('a task id string')).check(
+  z.minLength(1, 'must not be empty'),
+  z.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."'),
+);
 
 /** Options of `tasks.retrieve`. */
 export interface RetrieveOptions {

@@ -27,7 +27,8 @@ const status = z.string({ error: 'status must be a string' });
 /** The answer to an image submission (`POST /v1/images/generations`, `/v1/images/edits`). */
 export const TaskSubmissionSchema = z.looseObject({
   task_id: taskId,
-  status: z._default(status, 'pending'),
+  // A submission is `pending` by definition (spec 2.1), so an absent or null status reads so.
+  status: z.pipe(nullish(status), z.transform((value) => value ?? 'pending')),
   model: nullish(z.string()),
   created_at: nullish(z.number()),
 });
