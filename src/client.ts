@@ -1,8 +1,12 @@
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from './core/poll-scheduler.ts';
+import { TaskDurations } from './core/task-durations.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
+import { UploadCache, type UploadCacheOptions } from './core/upload-cache.ts';
+import { Files } from './resources/files.ts';
 import { Images } from './resources/images.ts';
 import { Tasks } from './resources/tasks.ts';
 import { Uploads } from './resources/uploads.ts';
@@ -36,6 +40,17 @@ export interface ClientOptions {
   logger?: Logger;
   /** Default: `OMNIMEDIA_LOG`, else `warn`. */
   logLevel?: LogLevel;
+  /**
+   * Reuse uploads of the same bytes while they have comfortably more than `margin` (default
+   * 1 h) of their 24 hours left. Off by default; `true` for an in-memory store, or options
+   * with your own `store`. See "Uploads and files" in the README.
+   */
+  uploadCache?: boolean | UploadCacheOptions;
+  /**
+   * Most task queries per second that all the waits of this client send together (a sliding
+   * one-second window). Default 20. See the README, "Waiting for results".
+   */
+  maxPollsPerSecond?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -76,6 +91,7 @@ export class OmniMedia {
   readonly videos: Videos;
   readonly uploads: Uploads;
   readonly tasks: Tasks;
+  readonly files: Files;
 
   /** The service's address, ending in `/`. */
   readonly baseURL: string;
@@ -85,8 +101,14 @@ export class OmniMedia {
   readonly http: HttpClient;
   /** @internal */
   readonly logger: LevelledLogger;
+  /** The upload cache, when the `uploadCache` option turned it on. */
+  readonly uploadCache: UploadCache | undefined;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
+  /** @internal The one scheduler (one timer, one rate cap) of all this client's waits. */
+  readonly pollScheduler: PollScheduler;
+  /** @internal How long tasks of each kind took, for the waits that follow. */
+  readonly taskDurations = new TaskDurations();
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv('OMNIMEDIA_API_KEY');
@@ -120,10 +142,18 @@ export class OmniMedia {
       defaultHeaders: { ...options.defaultHeaders },
       logger: this.logger,
     });
+    const maxPolls = options.maxPollsPerSecond ?? DEFAULT_MAX_POLLS_PER_SECOND;
+    if (!Number.isInteger(maxPolls) || maxPolls < 1)
+      throw new OmniMediaError(`new OmniMedia: maxPollsPerSecond must be a positive integer (got ${String(maxPolls)})`);
+    this.pollScheduler = new PollScheduler(maxPolls);
     this.images = new Images(this);
     this.videos = new Videos(this);
     this.uploads = new Uploads(this);
     this.tasks = new Tasks(this);
+    this.files = new Files(this);
+    this.uploadCache = options.uploadCache
+      ? new UploadCache(options.uploadCache === true ? {} : options.uploadCache)
+      : undefined;
   }
 
   /** `true` when the client has an API key (submissions and uploads need one). */

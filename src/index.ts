@@ -22,7 +22,24 @@ export {
 } from './core/errors.ts';
 export type { Fetch } from './core/http.ts';
 export type { LogLevel, Logger } from './core/logger.ts';
-export type { Uploadable } from './core/files.ts';
+export { fileFromPath, FileFromPath, type Uploadable } from './core/files.ts';
+export type { FileInput } from './core/auto-upload.ts';
+export type { TransferProgress } from './core/upload-body.ts';
+export {
+  MemoryUploadCacheStore,
+  type CachedUpload,
+  type UploadCache,
+  type UploadCacheOptions,
+  type UploadCacheStore,
+} from './core/upload-cache.ts';
+export type {
+  DownloadOptions,
+  DownloadProgress,
+  DownloadTarget,
+  NodeWritableLike,
+  TaskDownloadTarget,
+  TaskWithOutputs,
+} from './resources/files.ts';
 export { sniffMediaType, type SniffedType } from './core/sniff.ts';
 export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './core/status.ts';
 export type { RequestOptions } from './core/submit.ts';

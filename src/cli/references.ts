@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ValidationError, type ImageUpload, type VideoUpload } from 'omnimedia';
+import { ValidationError, type ImageUpload, type TransferProgress as TransferProgressEvent, type VideoUpload } from 'omnimedia';
 import { UsageError } from './args.ts';
 import type { Context } from './context.ts';
 import { formatBytes, formatDuration } from './format.ts';
@@ -28,7 +28,7 @@ export async function uploadFile(
   const client = ctx.client();
   const bar = ctx.progress.transfer('uploading', basename(path), size);
   try {
-    const options = { signal: ctx.signal };
+    const options = { signal: ctx.signal, onProgress: ({ loaded, total }: TransferProgressEvent) => bar.update(loaded, total) };
     const record = kind === 'image' ? await client.uploads.image(path, options) : await client.uploads.video(path, options);
     ctx.progress.log(`uploaded ${basename(path)} (${formatBytes(size)}) in ${formatDuration(bar.elapsedMs)}`);
     return record;

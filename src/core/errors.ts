@@ -136,15 +136,21 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
 }> extends OmniMediaError {
   override name = 'TaskFailedError';
   readonly task: Task;
+  /** The last `fail_reason`: the task's own, else that of its last failed attempt. */
   readonly failReason: string | undefined;
+  /** The task's attempts (`task.attempts`), each with its provider, status and `fail_reason`. */
+  readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
 
   constructor(task: Task, failReason: string | undefined) {
+    const attempts = (task as { attempts?: readonly unknown[] | null }).attempts ?? [];
     super(
-      `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}`,
+      `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}` +
+        (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),
       { taskId: task.task_id },
     );
     this.task = task;
     this.failReason = failReason;
+    this.attempts = attempts as typeof this.attempts;
   }
 }
 

@@ -26,8 +26,12 @@ export interface HttpRequest {
   retry: RetryKind;
   /** A JSON body. */
   json?: unknown;
-  /** Any other body, built anew for every attempt (a retried upload re-opens its source). */
-  body?: () => BodyInit | Promise<BodyInit>;
+  /**
+   * Any other body, with its headers, built anew for every attempt (a retried upload re-opens
+   * its source), and `release` to let go of its source after the attempt. Such a request does
+   * not follow redirects: see `#attempt`.
+   */
+  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string>; release?: () => Promise<void> }>;
   /** Words for messages, e.g. `images.generate`. */
   what: string;
   taskId?: string | undefined;
@@ -70,6 +74,7 @@ function fetchParts(fetchImpl: Fetch, body: BodyInit | undefined): NonNullable<O
       method: request.method,
       headers: request.headers,
       signal: request.signal,
+      redirect: request.redirect,
       ...(body !== undefined ? { body } : {}),
       ...(streaming ? { duplex: 'half' } : {}),
     } as RequestInit);
@@ -82,6 +87,8 @@ export class HttpClient {
   // an instance's defaults into every call's options, and each key costs on the hot path.
   readonly #ky: KyInstance;
   readonly #kyWithKey: KyInstance;
+  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
+  readonly #plain: KyInstance;
   readonly #fetch: Fetch;
   readonly #config: HttpConfig;
 
@@ -100,6 +107,46 @@ export class HttpClient {
       ...(hasDefaultHeaders ? { headers: config.defaultHeaders } : {}),
     });
     this.#kyWithKey = config.apiKey ? this.#ky.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : this.#ky;
+    this.#plain = ky.create({ retry: 0, throwHttpErrors: false, timeout: config.timeout, fetch: fetchParts(this.#fetch, undefined) });
+  }
+
+  /**
+   * GET an absolute URL outside the API (a result file) and resolve with the response once
+   * its status is OK, its body unread, for the caller to stream. Sends neither the API key nor
+   * the default headers: result URLs may live on another host. Retried like a task query
+   * until the response starts; a body cut off later is the caller's to handle.
+   */
+  async open(
+    url: string,
+    options: { what: string; signal?: AbortSignal | undefined; timeout?: number | undefined; maxRetries?: number | undefined },
+  ): Promise<Response> {
+    const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'query', ...options };
+    return withRetries(
+      async () => {
+        let response: Response;
+        try {
+          const init: Options = { method: 'GET' };
+          if (options.timeout !== undefined) init.timeout = options.timeout;
+          if (options.signal) init.signal = options.signal;
+          response = await this.#plain(url, init);
+        } catch (error) {
+          throw this.#failure(error, request);
+        }
+        if (response.ok) return response;
+        const text = await response.text().catch(() => '');
+        throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
+          apiKey: this.#config.apiKey,
+          what: options.what,
+        });
+      },
+      {
+        kind: 'query',
+        maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        signal: options.signal,
+        onRetry: (error, retry, delay) =>
+          this.#config.logger.info(`GET ${url} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`),
+      },
+    );
   }
 
   get apiKey(): string | undefined {
@@ -130,22 +177,32 @@ export class HttpClient {
     const { apiKey, logger } = this.#config;
     const started = logger.enabled('debug') ? performance.now() : 0;
     let response: Response;
+    let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
       const options: Options = { method: request.method };
-      const body = request.json !== undefined ? JSON.stringify(request.json) : request.body ? await request.body() : undefined;
+      built = request.json === undefined && request.body ? await request.body() : undefined;
+      const body = request.json !== undefined ? JSON.stringify(request.json) : built?.body;
       if (body !== undefined) {
         if (request.json !== undefined) options.headers = JSON_CONTENT_TYPE;
+        else if (built?.headers) options.headers = built.headers;
         options.fetch = fetchParts(this.#fetch, body);
       }
+      // redirect: 'error' keeps fetch from tee-ing an upload body to replay it on a 307/308:
+      // the tee holds every byte sent until the response, the whole file (measured: +file
+      // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
+      if (built) options.redirect = 'error';
       if (request.timeout !== undefined) options.timeout = request.timeout;
       if (request.signal) options.signal = request.signal;
       response = await (request.auth ? this.#kyWithKey : this.#ky)(request.path, options);
     } catch (error) {
+      await built?.release?.();
       throw this.#failure(error, request);
     }
     const text = await response.text().catch((error: unknown) => {
       throw this.#failure(error, request);
     });
+    // The service may answer (an error, say) before it has read the whole body.
+    await built?.release?.();
     if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
     if (!response.ok) {
       throw apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
@@ -177,6 +234,12 @@ export class HttpClient {
       });
     }
     if (isNetworkError(error) || error instanceof TypeError) {
+      if (request.body && socketReason(error) === 'unexpected redirect') {
+        return new APIConnectionError(
+          `${request.what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
+          { cause: error, taskId: request.taskId },
+        );
+      }
       return new APIConnectionError(`${request.what}: could not reach the service (${redact(socketReason(error), this.#config.apiKey)})`, {
         cause: error,
         taskId: request.taskId,

@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import type { OmniMedia } from '../client.ts';
 import { parseResponse } from './parse.ts';
+import { pollTarget, waitForTask } from './poll.ts';
 import { taskPromise, type TaskPromise } from './task-promise.ts';
 
 /** Per-call options of every request method. */
@@ -16,11 +17,19 @@ export interface RequestOptions {
 export interface Submission<S extends z.core.$ZodType> {
   path: string;
   what: string;
-  /** Validates the params and builds the JSON body; throws `ValidationError` before any request. */
-  body: () => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Validates the params and builds the JSON body (uploading any file objects first, under the
+   * call's signal); throws `ValidationError` before any request.
+   */
+  body: (options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
   schema: S;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
+  /**
+   * The kind of task, for learning how long such tasks take, when the answer has no
+   * `normalized_model` (e.g. operation, model and size).
+   */
+  durationKey?: (body: Record<string, unknown>) => string | undefined;
 }
 
 /**
@@ -33,8 +42,10 @@ export function submitTask<S extends z.core.$ZodType>(
   options: RequestOptions = {},
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
+  let fallbackKey: string | undefined;
   const sent = (async () => {
-    const json = await submission.body();
+    const json = await submission.body(options);
+    fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
     const body = await client.http.request({
       method: 'POST',
@@ -49,7 +60,12 @@ export function submitTask<S extends z.core.$ZodType>(
     });
     return parseResponse(submission.schema, body, submission.what) as z.output<S> & { task_id: string };
   })();
-  return taskPromise(sent, (task, waitOptions) =>
-    client.tasks.wait(task.task_id, { ...waitOptions, submittedAt, defaultTimeout: submission.defaultTimeout }),
-  );
+  return taskPromise(sent, (task, waitOptions) => {
+    const normalized = (task as { normalized_model?: unknown }).normalized_model;
+    const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;
+    return waitForTask(
+      pollTarget(client, task.task_id, { submittedAt, defaultTimeout: submission.defaultTimeout, durationKey }),
+      waitOptions,
+    );
+  });
 }

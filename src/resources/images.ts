@@ -1,7 +1,8 @@
 import type { ValidationIssue } from '../core/errors.ts';
 import { parseInput } from '../core/parse.ts';
 import { DEFAULT_IMAGE_TIMEOUT_MS } from '../core/poll.ts';
-import { resolveReference } from '../core/references.ts';
+import { AutoUploads } from '../core/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE } from '../core/files.ts';
 import { submitTask, type RequestOptions } from '../core/submit.ts';
 import type { TaskPromise } from '../core/task-promise.ts';
 import {
@@ -13,6 +14,11 @@ import {
 } from '../schemas/images.ts';
 import { TaskSubmissionSchema, type TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
+
+// Image tasks have no normalized_model: their kind, for learning durations, is what was asked.
+function imageDurationKey(operation: string, body: Record<string, unknown>): string {
+  return `${operation}:${String(body.model)}:${String(body.size ?? 'auto')}:n${String(body.n ?? 1)}:${String(body.quality ?? 'auto')}`;
+}
 
 /** `POST /v1/images/generations` and `POST /v1/images/edits`. */
 export class Images extends APIResource {
@@ -35,6 +41,7 @@ export class Images extends APIResource {
         what: 'images.generate',
         schema: TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
+        durationKey: (body) => imageDurationKey('image_generation', body),
         body: () => parseInput(ImageGenerateParamsSchema, params, 'images.generate params'),
       },
       options,
@@ -42,14 +49,14 @@ export class Images extends APIResource {
   }
 
   /**
-   * Submit an image editing task on uploaded images (URLs or the records `uploads.image`
-   * returned).
+   * Submit an image editing task. Each `image` (and the `mask`) is an upload URL, an upload
+   * record, or a file object (`fileFromPath`, `Blob`, bytes, a stream...) which is uploaded
+   * first, in parallel with the others, after every parameter has been checked.
    *
    * @example
    * ```ts
-   * const photo = await client.uploads.image('./photo.png');
    * const task = await client.images
-   *   .edit({ model: 'omni-image', prompt: 'make it night', image: photo })
+   *   .edit({ model: 'omni-image', prompt: 'make it night', image: fileFromPath('./photo.png') })
    *   .wait();
    * ```
    */
@@ -61,16 +68,20 @@ export class Images extends APIResource {
         what: 'images.edit',
         schema: TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
-        body: () => {
+        durationKey: (body) => imageDurationKey('image_edit', body),
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
-          const url = (ref: ImageReference, path: string) => resolveReference(ref, 'url', path, issues);
+          const uploads = new AutoUploads(issues);
+          const url = (ref: ImageReference, path: string) => uploads.reference(ref, 'url', path, IMAGE_UPLOAD_RULE);
           const { image, mask, ...rest } = params ?? ({} as ImageEditParams);
           const body = {
             ...rest,
             image: Array.isArray(image) ? image.map((ref, i) => url(ref, `image[${i}]`)) : url(image, 'image'),
             ...(mask !== undefined ? { mask: url(mask, 'mask') } : {}),
           };
-          return parseInput(ImageEditBodySchema, body, 'images.edit params', issues);
+          return uploads.settle(this.client, requestOptions.signal, () =>
+            parseInput(ImageEditBodySchema, body, 'images.edit params', issues),
+          );
         },
       },
       options,

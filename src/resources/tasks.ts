@@ -1,4 +1,4 @@
-import { DEFAULT_VIDEO_TIMEOUT_MS, waitForTask } from '../core/poll.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../core/poll.ts';
 import { parseInput, parseResponse } from '../core/parse.ts';
 import type { WaitOptions } from '../core/task-promise.ts';
 import { mustBe } from '../schemas/fields.ts';
@@ -50,24 +50,36 @@ export class Tasks extends APIResource {
   }
 
   /**
-   * Poll a task until it completes: resume a wait by id (after a restart, in another process).
-   * The first query is sent at once.
+   * Wait for a task until it completes: resume a wait by id (after a restart, in another
+   * process). The first query is sent at once; the cadence, options and outcomes are those of
+   * `.wait()` (README, "Waiting for results"). The default deadline is 30 minutes.
    *
    * @example
    * ```ts
    * const task = await client.tasks.wait('task_123', { timeout: 120_000 });
+   * console.log(task.data?.[0]?.url);
    * ```
    */
-  async wait(taskId: string, options: WaitOptions & { submittedAt?: number; defaultTimeout?: number } = {}): Promise<TaskResult> {
+  async wait(taskId: string, options?: WaitOptions): Promise<TaskResult> {
     parseInput(taskIdSchema, taskId, 'tasks.wait task id');
-    return waitForTask(
-      {
-        taskId,
-        submittedAt: options.submittedAt,
-        defaultTimeout: options.defaultTimeout ?? DEFAULT_VIDEO_TIMEOUT_MS,
-        retrieve: (signal) => this.retrieve(taskId, { maxRetries: 0, ...(signal ? { signal } : {}) }),
-      },
-      options,
-    );
+    return waitForTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
+  }
+
+  /**
+   * Follow a task: yields the task at the first query and again each time its status or
+   * attempts change, and ends when it completes (after yielding it). A failed task is yielded,
+   * then `TaskFailedError` is thrown; deadline and abort end it as they end `wait`. `break`
+   * stops polling at once.
+   *
+   * @example
+   * ```ts
+   * for await (const task of client.tasks.watch('task_123')) {
+   *   console.log(task.status, task.attempt_count);
+   * }
+   * ```
+   */
+  async *watch(taskId: string, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
+    parseInput(taskIdSchema, taskId, 'tasks.watch task id');
+    yield* watchTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
   }
 }

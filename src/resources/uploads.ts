@@ -1,15 +1,22 @@
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, multipartBody, prepareFile, type UploadRule, type Uploadable } from '../core/files.ts';
+import type { ValidationError } from '../core/errors.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../core/files.ts';
 import { parseResponse } from '../core/parse.ts';
 import type { RequestOptions } from '../core/submit.ts';
+import { uploadCacheKey } from '../core/upload-cache.ts';
+import { attemptBody, multipartFraming, type Framing, type TransferProgress } from '../core/upload-body.ts';
 import { ImageUploadSchema, VideoUploadSchema, type ImageUpload, type VideoUpload } from '../schemas/uploads.ts';
 import { APIResource } from './resource.ts';
-import type * as z from 'zod/mini';
 
 /** Options of `uploads.image` and `uploads.video`. */
 export interface UploadOptions extends RequestOptions {
-  /** The name sent with the file; default: the path's or `File`'s name. */
+  /** The name sent with the file; default: the path's or `File`'s name, else `upload.<ext>`. */
   filename?: string;
+  /** Called as the file's bytes go out: `loaded` of `total` (`undefined` for a stream of unknown size). */
+  onProgress?: (progress: TransferProgress) => void;
 }
+
+const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as const;
+const SCHEMA = { image: ImageUploadSchema, video: VideoUploadSchema } as const;
 
 /** `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed. */
 export class Uploads extends APIResource {
@@ -20,17 +27,19 @@ export class Uploads extends APIResource {
    *
    * @example
    * ```ts
-   * const photo = await client.uploads.image('./photo.jpg');
+   * const photo = await client.uploads.image('./photo.jpg', {
+   *   onProgress: ({ loaded, total }) => console.log(`${loaded}/${total}`),
+   * });
    * console.log(photo.url, photo.width, photo.height);
    * ```
    */
-  image(file: Uploadable, options?: UploadOptions): Promise<ImageUpload> {
-    return this.#upload(file, IMAGE_UPLOAD_RULE, 'v1/uploads/images', ImageUploadSchema, options);
+  async image(file: Uploadable, options: UploadOptions = {}): Promise<ImageUpload> {
+    return this.send(await prepareFile(file, IMAGE_UPLOAD_RULE, options), options) as Promise<ImageUpload>;
   }
 
   /**
    * Upload a source video for editing (MP4, MOV or WebM, at most 50 MiB). Its `upload_id` is
-   * valid for 24 hours.
+   * valid for 24 hours. From a path or a Blob the file is streamed from disk, never loaded.
    *
    * @example
    * ```ts
@@ -38,30 +47,61 @@ export class Uploads extends APIResource {
    * console.log(clip.upload_id);
    * ```
    */
-  video(file: Uploadable, options?: UploadOptions): Promise<VideoUpload> {
-    return this.#upload(file, VIDEO_UPLOAD_RULE, 'v1/uploads/videos', VideoUploadSchema, options);
+  async video(file: Uploadable, options: UploadOptions = {}): Promise<VideoUpload> {
+    return this.send(await prepareFile(file, VIDEO_UPLOAD_RULE, options), options) as Promise<VideoUpload>;
   }
 
-  async #upload<S extends z.core.$ZodType>(
-    file: Uploadable,
-    rule: UploadRule,
-    path: string,
-    schema: S,
-    options: UploadOptions = {},
-  ): Promise<z.output<S>> {
-    const prepared = await prepareFile(file, rule, options.filename);
+  /**
+   * @internal Send a file `prepareFile` already checked, through the client's upload cache
+   * when one is on (replayable files only: a one-shot stream cannot be hashed and then sent).
+   */
+  async send(file: PreparedFile, options: UploadOptions = {}): Promise<ImageUpload | VideoUpload> {
+    const cache = this.client.uploadCache;
+    if (!cache || !file.source.replayable) return this.#post(file, options);
+    const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
+    const { record, cached } = await cache.getOrUpload(key, () => this.#post(file, options));
+    if (cached) {
+      this.client.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
+      options.onProgress?.({ loaded: file.source.size, total: file.source.size });
+    }
+    return record;
+  }
+
+  async #post(file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
+    const { rule } = file;
     const what = `uploads.${rule.kind}`;
-    const body = await this.client.http.request({
-      method: 'POST',
-      path,
-      auth: true,
-      retry: 'submission',
-      body: () => multipartBody(prepared),
-      what,
-      signal: options.signal,
-      timeout: options.timeout ?? this.client.uploadTimeout,
-      maxRetries: options.maxRetries,
-    });
-    return parseResponse(schema, body, what);
+    let tooLarge: ValidationError | undefined;
+    let framing: Promise<Framing> | undefined;
+    let counted = true;
+    try {
+      const body = await this.client.http.request({
+        method: 'POST',
+        path: ENDPOINT[rule.kind],
+        auth: true,
+        retry: 'submission',
+        body: async () => {
+          const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
+            onProgress: options.onProgress,
+            onTooLarge: (error) => (tooLarge = error),
+          });
+          counted = attempt.counted;
+          return attempt;
+        },
+        what,
+        signal: options.signal,
+        timeout: options.timeout ?? this.client.uploadTimeout,
+        // A one-shot stream is spent by the first attempt: it cannot be sent again.
+        maxRetries: file.source.replayable ? options.maxRetries : 0,
+      });
+      const record = parseResponse(SCHEMA[rule.kind], body, what);
+      if (!counted) {
+        const size = file.source.size ?? Number(record.bytes ?? 0);
+        options.onProgress?.({ loaded: size, total: size });
+      }
+      return record;
+    } catch (error) {
+      // The stream passed the limit: fetch saw its body fail; the caller should see why.
+      throw tooLarge ?? error;
+    }
   }
 }

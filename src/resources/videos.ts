@@ -1,7 +1,8 @@
 import type { ValidationIssue } from '../core/errors.ts';
 import { parseInput, toValidationIssues } from '../core/parse.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS } from '../core/poll.ts';
-import { resolveReference } from '../core/references.ts';
+import { AutoUploads } from '../core/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../core/files.ts';
 import { submitTask, type RequestOptions } from '../core/submit.ts';
 import type { TaskPromise } from '../core/task-promise.ts';
 import { VideoTaskSubmissionSchema, type VideoTaskSubmission } from '../schemas/task.ts';
@@ -49,11 +50,18 @@ function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string
   return issues.length === before ? text : '-';
 }
 
+// Used when the answer has no normalized_model: the kind of task, for learning durations.
+function videoDurationKey(operation: string, body: Record<string, unknown>): string {
+  const seconds = operation === 'video_edit' ? 'source' : String(body.seconds ?? '10');
+  return `${operation}:${String(body.model)}:${String(body.resolution ?? '720p')}:${seconds}`;
+}
+
 /** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
 export class Videos extends APIResource {
   /**
    * Submit a text-to-video or image-to-video task. Give `prompt` (and up to 3 `images`) and
    * the SDK builds the chat `messages`, or pass raw `messages`. `seconds` may be a number.
+   * An image may be a file object (`fileFromPath`, `Blob`, bytes...): it is uploaded first.
    *
    * @example
    * ```ts
@@ -71,8 +79,10 @@ export class Videos extends APIResource {
         what: 'videos.generate',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
-        body: () => {
+        durationKey: (body) => videoDurationKey('video_generation', body),
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
+          const uploads = new AutoUploads(issues);
           const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
             images?: VideoImageReference[];
           };
@@ -90,7 +100,7 @@ export class Videos extends APIResource {
                 path: 'images',
                 message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
               });
-            urls = images.map((ref, i) => resolveReference(ref, 'url', `images[${i}]`, issues));
+            urls = images.map((ref, i) => uploads.reference(ref, 'url', `images[${i}]`, IMAGE_UPLOAD_RULE));
             urls.forEach((url, i) => {
               if (typeof url !== 'string' || url === '')
                 issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
@@ -105,7 +115,9 @@ export class Videos extends APIResource {
           // report names the fields the caller wrote, not the messages we derive.
           const messagesOk = issues.length === 0;
           const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
-          return parseInput(VideoGenerateBodySchema, body, 'videos.generate params', issues);
+          return uploads.settle(this.client, requestOptions.signal, () =>
+            parseInput(VideoGenerateBodySchema, body, 'videos.generate params', issues),
+          );
         },
       },
       options,
@@ -114,7 +126,8 @@ export class Videos extends APIResource {
 
   /**
    * Submit a video editing task on an uploaded video (its `upload_id`, or the record
-   * `uploads.video` returned). Edits take no `seconds`.
+   * `uploads.video` returned), or on a file object that is uploaded first. Edits take no
+   * `seconds`.
    *
    * @example
    * ```ts
@@ -130,20 +143,24 @@ export class Videos extends APIResource {
         what: 'videos.edit',
         schema: VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
-        body: () => {
+        durationKey: (body) => videoDurationKey('video_edit', body),
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
+          const uploads = new AutoUploads(issues);
           const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
           if (messages !== undefined && prompt !== undefined)
             issues.push({ path: 'messages', message: 'give either messages or prompt, not both' });
           const uploadId =
-            input_video === undefined ? undefined : resolveReference(input_video, 'upload_id', 'input_video', issues);
+            input_video === undefined ? undefined : uploads.reference(input_video, 'upload_id', 'input_video', VIDEO_UPLOAD_RULE);
           const body = {
             ...rest,
             model: model ?? VIDEO_EDIT_MODEL,
             messages: messages ?? messagesFrom(promptOrPlaceholder(prompt, issues), []),
             ...(uploadId !== undefined ? { input_video: { upload_id: uploadId } } : {}),
           };
-          return parseInput(VideoEditBodySchema, body, 'videos.edit params', issues);
+          return uploads.settle(this.client, requestOptions.signal, () =>
+            parseInput(VideoEditBodySchema, body, 'videos.edit params', issues),
+          );
         },
       },
       options,

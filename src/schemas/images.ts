@@ -8,6 +8,7 @@ import {
   promptSchema,
 } from './fields.ts';
 import { imageSizeProblem, type ImageSize } from './image-size.ts';
+import type { FileInput } from '../core/auto-upload.ts';
 
 export type { ImageSize } from './image-size.ts';
 
@@ -77,16 +78,20 @@ export const ImageEditBodySchema = z.looseObject({
 });
 export type ImageEditBody = z.infer<typeof ImageEditBodySchema>;
 
-/** An image already on the service: an upload URL, or the record `uploads.image` returned. */
-export type ImageReference = string | { url: string; expires_at?: number | null | undefined };
+/**
+ * An image for an edit: an upload URL, the record `uploads.image` returned, or a file object
+ * (`fileFromPath(...)`, `Blob`/`File`, bytes, a stream, a `Response`) that is uploaded first.
+ * A string is always a URL, never a path: use `fileFromPath` for a file on disk.
+ */
+export type ImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
 
 /** Parameters of `client.images.edit`. */
 export interface ImageEditParams extends ImageOptions {
   model: string;
   /** The editing instruction; at most 4,000 characters (code points). */
   prompt: string;
-  /** One image or several (multi-image editing), each an upload URL or upload record. */
+  /** One image or several (multi-image editing): upload URLs, upload records or files to upload. */
   image: ImageReference | ImageReference[];
-  /** A mask image: an upload URL or upload record. */
+  /** A mask image: an upload URL, upload record or file to upload. */
   mask?: ImageReference;
 }

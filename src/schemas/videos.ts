@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { FileInput } from '../core/auto-upload.ts';
 import { callbackUrlSchema, enumSchema, modelSchema, mustBe, oneOf, promptSchema } from './fields.ts';
 
 export const VIDEO_SECONDS = ['4', '6', '8', '10'] as const;
@@ -31,8 +32,11 @@ export interface VideoMessage {
   content: string | VideoContentPart[];
 }
 
-/** An image already on the service: an upload URL, or the record `uploads.image` returned. */
-export type VideoImageReference = string | { url: string; expires_at?: number | null | undefined };
+/**
+ * A reference image: an upload URL, the record `uploads.image` returned, or a file object
+ * (`fileFromPath(...)`, `Blob`/`File`, bytes, a stream, a `Response`) that is uploaded first.
+ */
+export type VideoImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
 
 interface VideoOptions {
   /** `16:9` or `9:16`. */
@@ -68,8 +72,11 @@ export interface VideoGenerateMessagesParams extends VideoOptions {
 /** Parameters of `client.videos.generate`: a prompt (and images), or raw messages. */
 export type VideoGenerateParams = VideoGeneratePromptParams | VideoGenerateMessagesParams;
 
-/** The source video: its `upload_id`, the `{ upload_id }` object, or the record `uploads.video` returned. */
-export type VideoReference = string | { upload_id: string; expires_at?: number | null | undefined };
+/**
+ * The source video: its `upload_id`, the `{ upload_id }` object, the record `uploads.video`
+ * returned, or a file object (`fileFromPath(...)`, `Blob`, bytes, a stream) uploaded first.
+ */
+export type VideoReference = string | { upload_id: string; expires_at?: number | null | undefined } | FileInput;
 
 interface VideoEditOptions extends VideoOptions {
   /** Default `omni_flash_edit`. */

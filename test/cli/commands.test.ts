@@ -134,10 +134,10 @@ describe('images generate', () => {
     const result = JSON.parse(run.stdout);
     expect(result.status).toBe('completed');
     expect(result.downloaded).toEqual([
-      { url: `${BASE_URL}/files/a.png`, path: join(out, 'task_1-1.png'), bytes: 14 },
-      { url: `${BASE_URL}/files/b.png`, path: join(out, 'task_1-2.png'), bytes: 14 },
+      { url: `${BASE_URL}/files/a.png`, path: join(out, 'task_1-0.png'), bytes: 14 },
+      { url: `${BASE_URL}/files/b.png`, path: join(out, 'task_1-1.png'), bytes: 14 },
     ]);
-    expect(await readFile(join(out, 'task_1-2.png'), 'utf8')).toBe('bytes of b.png');
+    expect(await readFile(join(out, 'task_1-1.png'), 'utf8')).toBe('bytes of b.png');
     // Not a terminal: one plain line per change on stderr.
     expect(run.stderr).toContain('task_1 · processing');
     expect(run.stderr).toContain('✔ task_1 completed');

@@ -1,0 +1,54 @@
+import { vi } from 'vitest';
+import { server } from './msw.ts';
+
+type FakeClock = { timers?: Map<unknown, { callAt: number }> };
+
+function fakeTimers(): { callAt: number }[] {
+  const clock = (globalThis.setTimeout as unknown as { clock?: FakeClock }).clock;
+  return [...(clock?.timers?.values() ?? [])];
+}
+
+/** When the earliest fake timer is due, if any. */
+function nextTimerAt(): number | undefined {
+  let next: number | undefined;
+  for (const timer of fakeTimers()) if (next === undefined || timer.callAt < next) next = timer.callAt;
+  return next;
+}
+
+// Requests MSW is still answering: fake time must not move while one is in flight.
+let inFlight = 0;
+server.events.on('request:start', () => void inFlight++);
+server.events.on('request:end', () => void inFlight--);
+server.events.on('unhandledException', () => void inFlight--);
+
+/**
+ * Let real I/O (MSW answering a request, the client reading it) finish while fake time
+ * stands still: until no request is in flight and the timers stay the same for a few rounds.
+ */
+export async function settle(): Promise<void> {
+  let quiet = 0;
+  let seen = '';
+  for (let round = 0; round < 2_000 && quiet < 8; round++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const state = `${inFlight}:${fakeTimers().length}:${nextTimerAt() ?? ''}`;
+    quiet = inFlight === 0 && state === seen ? quiet + 1 : 0;
+    seen = state;
+  }
+}
+
+/**
+ * Advance fake time by `ms`, one timer at a time, letting real I/O settle after each, so a
+ * request answered by MSW takes no fake time and query times come out exact. Fake only
+ * `setTimeout`, `clearTimeout` and `Date` (setImmediate stays real).
+ */
+export async function advance(ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    await settle();
+    const next = nextTimerAt();
+    if (next === undefined || next > end) break;
+    await vi.advanceTimersByTimeAsync(Math.max(0, next - Date.now()));
+  }
+  await vi.advanceTimersByTimeAsync(Math.max(0, end - Date.now()));
+  await settle();
+}

@@ -1,0 +1,145 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { APIConnectionError, NotFoundError, OmniMedia, ValidationError, type DownloadProgress } from '../../src/index.ts';
+import { fixture, tempDir } from '../helpers/fixtures.ts';
+import { useLoopback } from '../helpers/loopback.ts';
+import { API_KEY } from '../helpers/msw.ts';
+
+const dir = await tempDir();
+const loopback = await useLoopback();
+const client = new OmniMedia({ apiKey: API_KEY, baseURL: loopback.url, defaultHeaders: { 'x-team': 'secret-team' } });
+const png = fixture('tiny.png');
+const mp4 = fixture('tiny.mp4');
+const big = new Uint8Array(3 * 1024 * 1024 + 11).map((_, i) => i % 251);
+
+/** Serve the fixtures and a 3 MiB file; `/broken` sends half its declared length and drops the connection. */
+function serveFiles() {
+  loopback.handle((req, res) => {
+    const files: Record<string, [Uint8Array, string]> = {
+      '/r/out.png': [png.bytes, 'image/png'],
+      '/r/out.mp4': [mp4.bytes, 'video/mp4'],
+      '/r/big.bin': [big, 'application/octet-stream'],
+      '/r/noext': [png.bytes, 'image/png'],
+    };
+    if (req.path === '/broken') {
+      res.writeHead(200, { 'content-length': String(big.byteLength) });
+      res.write(big.subarray(0, 1024 * 1024));
+      setTimeout(() => res.socket?.destroy(), 20);
+      return;
+    }
+    const file = files[req.path];
+    if (!file) return void res.writeHead(404).end('no such file');
+    res.writeHead(200, { 'content-type': file[1], 'content-length': String(file[0].byteLength) });
+    res.end(file[0]);
+  });
+}
+
+const bytesOf = (path: string) => new Uint8Array(readFileSync(path));
+
+describe('files.download over real HTTP (loopback)', () => {
+  it('a URL to a Blob; no Authorization header, no default headers', async () => {
+    serveFiles();
+    const blob = await client.files.download(`${loopback.url}/r/out.png`);
+    expect(new Uint8Array(await blob.arrayBuffer())).toEqual(png.bytes);
+    expect(loopback.seen[0]?.headers.authorization).toBeUndefined();
+    expect(loopback.seen[0]?.headers['x-team']).toBeUndefined();
+  });
+
+  it('a URL to a path: streamed to disk, progress up to the Content-Length', async () => {
+    serveFiles();
+    const seen: DownloadProgress[] = [];
+    const target = join(dir, 'nested', 'big.bin');
+    const path = await client.files.download(`${loopback.url}/r/big.bin`, { to: target, onProgress: (p) => seen.push(p) });
+    expect(path).toBe(target);
+    expect(bytesOf(target)).toEqual(big);
+    expect(seen[0]).toMatchObject({ loaded: 0, total: big.byteLength, index: 0 });
+    expect(seen.at(-1)).toEqual({ loaded: big.byteLength, total: big.byteLength, url: `${loopback.url}/r/big.bin`, index: 0 });
+    expect(seen.length).toBeGreaterThan(2);
+    expect(readdirSync(join(dir, 'nested'))).toEqual(['big.bin']); // no .part left
+  });
+
+  it('a URL to a Node writable stream and to a web WritableStream', async () => {
+    serveFiles();
+    const target = join(dir, 'via-writable.mp4');
+    await client.files.download(`${loopback.url}/r/out.mp4`, { to: createWriteStream(target) });
+    expect(bytesOf(target)).toEqual(mp4.bytes);
+
+    const chunks: Buffer[] = [];
+    const pass = new PassThrough().on('data', (c: Buffer) => chunks.push(c));
+    await client.files.download(`${loopback.url}/r/big.bin`, { to: pass });
+    expect(new Uint8Array(Buffer.concat(chunks))).toEqual(big);
+
+    const parts: Uint8Array[] = [];
+    await client.files.download(`${loopback.url}/r/out.png`, { to: new WritableStream({ write: (c) => void parts.push(c) }) });
+    expect(new Uint8Array(Buffer.concat(parts))).toEqual(png.bytes);
+  });
+
+  it('a download that breaks off removes its partial file and keeps an older file of the same name', async () => {
+    serveFiles();
+    const target = join(dir, 'broken', 'result.bin');
+    await client.files.download(`${loopback.url}/r/out.png`, { to: target });
+    writeFileSync(target, 'older');
+    const error = await client.files.download(`${loopback.url}/broken`, { to: target }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(readdirSync(join(dir, 'broken'))).toEqual(['result.bin']);
+    expect(readFileSync(target, 'utf8')).toBe('older');
+  });
+
+  it('an aborted download removes its partial file and rejects with the reason', async () => {
+    loopback.handle((_req, res) => {
+      res.writeHead(200, { 'content-length': String(big.byteLength) });
+      res.write(big.subarray(0, 512 * 1024)); // and never more
+    });
+    const controller = new AbortController();
+    const target = join(dir, 'aborted', 'x.bin');
+    const pending = client.files.download(`${loopback.url}/slow`, {
+      to: target,
+      signal: controller.signal,
+      onProgress: ({ loaded }) => loaded > 0 && controller.abort(new Error('stop')),
+    });
+    await expect(pending).rejects.toThrow('stop');
+    expect(existsSync(join(dir, 'aborted')) ? readdirSync(join(dir, 'aborted')) : []).toEqual([]);
+  });
+
+  it('a task: every data[].url, in order, into a directory or as Blobs', async () => {
+    serveFiles();
+    const task = {
+      task_id: 'task_42',
+      status: 'completed',
+      data: [{ url: `${loopback.url}/r/out.png` }, { url: `${loopback.url}/r/noext` }, { url: `${loopback.url}/r/out.mp4` }],
+    };
+    const paths = await client.files.download(task, { to: join(dir, 'task') });
+    expect(paths).toEqual([join(dir, 'task', 'task_42-0.png'), join(dir, 'task', 'task_42-1.png'), join(dir, 'task', 'task_42-2.mp4')]);
+    expect(bytesOf(paths[2]!)).toEqual(mp4.bytes);
+    const blobs = await client.files.download(task);
+    expect(await Promise.all(blobs.map(async (b) => (await b.arrayBuffer()).byteLength))).toEqual([
+      png.bytes.byteLength,
+      png.bytes.byteLength,
+      mp4.bytes.byteLength,
+    ]);
+    const chosen = await client.files.download(task, { to: ({ index }) => join(dir, 'chosen', `n${index}`) });
+    expect(chosen).toEqual([0, 1, 2].map((i) => join(dir, 'chosen', `n${i}`)));
+  });
+
+  it('a missing file is a NotFoundError; a 503 before the body is retried', async () => {
+    serveFiles();
+    await expect(client.files.download(`${loopback.url}/r/missing`)).rejects.toBeInstanceOf(NotFoundError);
+    let calls = 0;
+    loopback.handle((_req, res) => (++calls === 1 ? void res.writeHead(503, { 'retry-after-ms': '1' }).end() : void res.end('ok')));
+    expect(await (await client.files.download(`${loopback.url}/flaky`)).text()).toBe('ok');
+    expect(calls).toBe(2);
+  });
+
+  it('refuses what it cannot download before any request', async () => {
+    await expect(client.files.download('not a url')).rejects.toBeInstanceOf(ValidationError);
+    await expect(client.files.download({ task_id: 't', status: 'pending', data: [] })).rejects.toThrow(
+      'the task has no result URLs to download (status pending)',
+    );
+    await expect(client.files.download({ task_id: 't', data: [{ url: `${loopback.url}/a` }] }, { to: new WritableStream() as never })).rejects.toThrow(
+      /for a task, give a directory/,
+    );
+    expect(loopback.seen).toHaveLength(0);
+  });
+});
