@@ -1,3 +1,4 @@
+import { CallbackTokens } from './core/callback-token.ts';
 import { OmniMediaError } from './core/errors.ts';
 import { HttpClient, type Fetch } from './core/http.ts';
 import { createLogger, isLogLevel, type LevelledLogger, type LogLevel, type Logger } from './core/logger.ts';
@@ -5,6 +6,7 @@ import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from './core/poll-schedul
 import { TaskDurations } from './core/task-durations.ts';
 import { isBrowser, readEnv } from './core/runtime.ts';
 import { TaskEvents } from './core/task-events.ts';
+import { Callbacks } from './resources/callbacks.ts';
 import { UploadCache, type UploadCacheOptions } from './core/upload-cache.ts';
 import { Files } from './resources/files.ts';
 import { Images } from './resources/images.ts';
@@ -40,6 +42,12 @@ export interface ClientOptions {
   logger?: Logger;
   /** Default: `OMNIMEDIA_LOG`, else `warn`. */
   logLevel?: LogLevel;
+  /**
+   * Makes every `callback_url` this client sends carry a token (query parameter
+   * `omnimedia_token`) that `callbacks.handler`/`nodeHandler` check, answering 401 without
+   * it. A list rotates: the first secret makes new URLs, every one is accepted.
+   */
+  callbackSecret?: string | readonly string[] | undefined;
   /**
    * Reuse uploads of the same bytes while they have comfortably more than `margin` (default
    * 1 h) of their 24 hours left. Off by default; `true` for an in-memory store, or options
@@ -91,6 +99,7 @@ export class OmniMedia {
   readonly videos: Videos;
   readonly uploads: Uploads;
   readonly tasks: Tasks;
+  readonly callbacks: Callbacks;
   readonly files: Files;
 
   /** The service's address, ending in `/`. */
@@ -105,6 +114,8 @@ export class OmniMedia {
   readonly uploadCache: UploadCache | undefined;
   /** @internal Verified callbacks publish here; pending waits listen. */
   readonly taskEvents = new TaskEvents();
+  /** @internal The `callbackSecret` tokens, when one is set. */
+  readonly callbackTokens: CallbackTokens | undefined;
   /** @internal The one scheduler (one timer, one rate cap) of all this client's waits. */
   readonly pollScheduler: PollScheduler;
   /** @internal How long tasks of each kind took, for the waits that follow. */
@@ -150,6 +161,8 @@ export class OmniMedia {
     this.videos = new Videos(this);
     this.uploads = new Uploads(this);
     this.tasks = new Tasks(this);
+    this.callbackTokens = options.callbackSecret === undefined ? undefined : new CallbackTokens(options.callbackSecret);
+    this.callbacks = new Callbacks(this);
     this.files = new Files(this);
     this.uploadCache = options.uploadCache
       ? new UploadCache(options.uploadCache === true ? {} : options.uploadCache)

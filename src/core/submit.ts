@@ -44,7 +44,11 @@ export function submitTask<S extends z.core.$ZodType>(
   let submittedAt = 0;
   let fallbackKey: string | undefined;
   const sent = (async () => {
-    const json = await submission.body(options);
+    let json = await submission.body(options);
+    // The one place every submission passes: each callback_url gets the client's token here.
+    if (client.callbackTokens && typeof json.callback_url === 'string') {
+      json = { ...json, callback_url: await client.callbackTokens.addTo(json.callback_url) };
+    }
     fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
     const body = await client.http.request({

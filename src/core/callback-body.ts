@@ -1,0 +1,269 @@
+import * as z from 'zod/mini';
+import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
+import { CallbackError } from './errors.ts';
+import { toValidationIssues } from './parse.ts';
+
+/** What `parseCallback` reads: the raw body in any form a server hands it over. */
+export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | Record<string, unknown>;
+
+/** Options of `parseCallback`. */
+export interface ParseCallbackOptions {
+  /** Refuse a body larger than this many bytes (`too_large`). Default 1 MiB (1,048,576). */
+  maxBytes?: number;
+}
+
+export const DEFAULT_CALLBACK_MAX_BYTES = 1024 * 1024;
+/** A task result nests 3 levels; anything past this is an attack or a bug, not a task. */
+export const MAX_CALLBACK_DEPTH = 64;
+
+function maxBytesOf(options: ParseCallbackOptions | undefined): number {
+  const max = options?.maxBytes ?? DEFAULT_CALLBACK_MAX_BYTES;
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new CallbackError('invalid_body', `parseCallback: maxBytes must be a positive integer (got ${String(max)})`);
+  }
+  return max;
+}
+
+function tooLarge(size: number | string, max: number): CallbackError {
+  return new CallbackError('too_large', `Callback body is larger than ${max.toLocaleString('en-US')} bytes (${size})`);
+}
+
+/** UTF-8 length of a string without encoding it; stops counting once past `max`. */
+function utf8Length(text: string, max: number): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= max; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * Read a stream chunk by chunk and stop at `max`: an endless or huge body costs at most `max`
+ * bytes of memory. Exported for the Node handler, which reads `req` the same way.
+ */
+export async function readCapped(
+  next: () => Promise<IteratorResult<unknown>>,
+  max: number,
+  onTooLarge: () => void,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let step: IteratorResult<unknown>;
+    try {
+      step = await next();
+    } catch (error) {
+      throw new CallbackError('invalid_body', `Callback body could not be read: ${(error as Error)?.message ?? String(error)}`, {
+        cause: error,
+      });
+    }
+    if (step.done) break;
+    const chunk = typeof step.value === 'string' ? new TextEncoder().encode(step.value) : step.value;
+    if (!(chunk instanceof Uint8Array)) throw new CallbackError('invalid_body', 'Callback body stream yielded something other than bytes');
+    total += chunk.byteLength;
+    if (total > max) {
+      onTooLarge();
+      throw tooLarge(`more than ${max.toLocaleString('en-US')} bytes sent`, max);
+    }
+    parts.push(chunk);
+  }
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/**
+ * A fetch `Request`, by shape: adapters (Hono's Node server among them) hand over request
+ * objects of their own class, or swap the global `Request`, so `instanceof` is not enough.
+ */
+function isRequestLike(value: unknown): value is Request {
+  if (typeof Request !== 'undefined' && value instanceof Request) return true;
+  if (typeof value !== 'object' || value === null || isPlainObject(value)) return false;
+  const candidate = value as Partial<Request>;
+  return typeof candidate.bodyUsed === 'boolean' && typeof candidate.headers?.get === 'function' && typeof candidate.method === 'string' && 'body' in candidate;
+}
+
+async function readRequest(request: Request, max: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(`content-length ${declared}`, max);
+  if (request.bodyUsed) throw new CallbackError('invalid_body', 'Callback request body was already read');
+  if (!request.body) return new Uint8Array(0);
+  let reader: ReadableStreamDefaultReader<Uint8Array>;
+  try {
+    reader = request.body.getReader();
+  } catch (error) {
+    throw new CallbackError('invalid_body', 'Callback request body is locked by another reader', { cause: error });
+  }
+  return readCapped(() => reader.read(), max, () => {
+    // Stop the sender; nothing more is read. A rejection here changes nothing for us.
+    reader.cancel().catch(() => {});
+  });
+}
+
+function decode(bytes: Uint8Array): string {
+  try {
+    // fatal: malformed UTF-8 is an error, not U+FFFD, so what we parse is what was sent.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch (error) {
+    throw new CallbackError('invalid_json', 'Callback body is not valid UTF-8', { cause: error });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CallbackError('invalid_json', `Callback body is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Copy a JSON-like value into fresh plain data: objects with `Object.prototype`, arrays,
+ * strings, numbers, booleans, null. `__proto__` keys are dropped, so neither this copy nor a
+ * later `Object.assign` or merge of it by the caller can swap a prototype. Also bounds depth
+ * and (for values not parsed from text) the size, so a caller-built object obeys `maxBytes`.
+ */
+function toPlainData(value: unknown, max: number, countSize: boolean): unknown {
+  let size = 0;
+  const grow = (bytes: number) => {
+    if (!countSize) return;
+    size += bytes;
+    if (size > max) throw tooLarge(`about ${size.toLocaleString('en-US')} bytes as JSON, and counting`, max);
+  };
+  const copy = (input: unknown, depth: number): unknown => {
+    if (depth > MAX_CALLBACK_DEPTH) {
+      throw new CallbackError('invalid_shape', `Callback body nests deeper than ${MAX_CALLBACK_DEPTH} levels`);
+    }
+    switch (typeof input) {
+      case 'string':
+        grow(input.length + 2);
+        return input;
+      case 'number':
+      case 'boolean':
+        grow(8);
+        return input;
+      case 'object': {
+        if (input === null) {
+          grow(4);
+          return null;
+        }
+        if (Array.isArray(input)) {
+          grow(2);
+          const out: unknown[] = [];
+          for (let i = 0; i < input.length; i++) {
+            grow(1);
+            out.push(copy(input[i], depth + 1));
+          }
+          return out;
+        }
+        if (!isPlainObject(input)) {
+          throw new CallbackError('invalid_body', `Callback body holds a ${input.constructor?.name ?? 'non-plain'} object, not JSON data`);
+        }
+        grow(2);
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(input)) {
+          if (key === '__proto__') continue;
+          const item = (input as Record<string, unknown>)[key];
+          if (item === undefined) continue; // as JSON.stringify would
+          grow(key.length + 4);
+          out[key] = copy(item, depth + 1);
+        }
+        return out;
+      }
+      default:
+        throw new CallbackError('invalid_body', `Callback body holds a ${typeof input}, which JSON cannot carry`);
+    }
+  };
+  return copy(value, 0);
+}
+
+function validate(data: unknown): TaskResult {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);
+  }
+  const result = z.safeParse(TaskResultSchema, data);
+  if (!result.success) {
+    const problems = toValidationIssues(result.error)
+      .map((i) => `${i.path || 'body'}: ${i.message}`)
+      .join('; ');
+    const taskId = (data as { task_id?: unknown }).task_id;
+    throw new CallbackError('invalid_shape', `Callback body is not a task result (${problems})`, {
+      cause: result.error,
+      taskId: typeof taskId === 'string' && taskId ? taskId : undefined,
+    });
+  }
+  return result.data;
+}
+
+async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResult> {
+  if (typeof body === 'string') {
+    // Every UTF-16 unit is at least one UTF-8 byte, so a longer string is surely too large.
+    if (body.length > max || utf8Length(body, max) > max) throw tooLarge(`${body.length.toLocaleString('en-US')} characters`, max);
+    return validate(toPlainData(parseJson(body), max, false));
+  }
+  let bytes: Uint8Array;
+  if (body instanceof Uint8Array) bytes = body;
+  else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
+  else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  else if (typeof Blob !== 'undefined' && body instanceof Blob) {
+    if (body.size > max) throw tooLarge(`${body.size.toLocaleString('en-US')} bytes`, max);
+    bytes = new Uint8Array(await body.arrayBuffer());
+  } else if (isRequestLike(body)) bytes = await readRequest(body, max);
+  else if (typeof body === 'object' && body !== null) {
+    // Already parsed by a framework (Express's json(), Fastify...): copied, bounded, validated.
+    return validate(toPlainData(body, max, true));
+  } else {
+    throw new CallbackError(
+      'invalid_body',
+      `Callback body must be a string, bytes, a parsed object or a Request (got ${body === null ? 'null' : typeof body})`,
+    );
+  }
+  if (bytes.byteLength > max) throw tooLarge(`${bytes.byteLength.toLocaleString('en-US')} bytes`, max);
+  return validate(toPlainData(parseJson(decode(bytes)), max, false));
+}
+
+/**
+ * Parse a completion callback body into a typed task result. The body is untrusted input (the
+ * spec signs nothing): it is size-capped, parsed strictly (valid UTF-8, valid JSON), copied
+ * into plain data and checked against the task schema. Anything else throws `CallbackError`
+ * with a `reason` (`too_large`, `invalid_body`, `invalid_json`, `invalid_shape`), never
+ * another error type.
+ *
+ * This only checks the shape: anyone who knows the URL can post a well-formed fake. Use
+ * `client.callbacks.verify()` (or the ready handlers) to get the service's own version.
+ *
+ * @example
+ * ```ts
+ * import { parseCallback } from 'omnimedia';
+ *
+ * const task = await parseCallback(await request.text());
+ * console.log(task.task_id, task.status);
+ * ```
+ */
+export async function parseCallback(body: CallbackBody, options?: ParseCallbackOptions): Promise<TaskResult> {
+  try {
+    return await parseUnchecked(body, maxBytesOf(options));
+  } catch (error) {
+    if (error instanceof CallbackError) throw error;
+    // A hostile Proxy or getter, a stack overflow: still a CallbackError, never something else.
+    throw new CallbackError('invalid_body', `Callback body could not be read: ${String((error as Error)?.message ?? error)}`, {
+      cause: error,
+    });
+  }
+}
