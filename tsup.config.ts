@@ -1,7 +1,10 @@
 import { defineConfig, type Options } from 'tsup';
 
 const shared: Options = {
-  entry: { index: 'src/index.ts' },
+  // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
+  // main entry never imports them. msw stays external: it is an optional peer dependency.
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts' },
+  external: ['msw'],
   dts: true,
   sourcemap: true,
   target: 'node22',
@@ -10,14 +13,16 @@ const shared: Options = {
 };
 
 export default defineConfig([
-  { ...shared, format: 'esm', clean: true },
+  // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
+  // testing entries, so users of omnimedia/testing install nothing more.
+  { ...shared, format: 'esm', clean: true, noExternal: ['@hono/node-server', 'hono'] },
   {
     ...shared,
     format: 'cjs',
     // ky and p-retry are ESM-only and Node 22.0-22.11 cannot require() an ES module, so the
     // CJS build carries its own copy of them (and of p-retry's is-network-error). The ESM build
     // keeps them as imports, so a user's bundler dedupes them.
-    noExternal: ['ky', 'p-retry', 'is-network-error'],
+    noExternal: ['ky', 'p-retry', 'is-network-error', '@hono/node-server', 'hono'],
   },
   {
     // The `omnimedia` bin: its own entry, so the library bundles do not grow by a byte. It

@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     alias: {
+      'omnimedia/testing/msw': fileURLToPath(new URL('./src/testing/msw.ts', import.meta.url)),
       'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

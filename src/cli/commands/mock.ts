@@ -3,14 +3,6 @@ import { EXIT } from '../exit.ts';
 import { UsageError, stringValue } from '../args.ts';
 import type { Command } from './command.ts';
 
-/** What the CLI uses of `omnimedia/testing`. */
-interface MockModule {
-  startMockServer(options: { port?: number }): Promise<{ url: string; close(): Promise<void> | void }>;
-}
-
-// A variable specifier: the mock (and its server library) loads only for this command.
-const TESTING = 'omnimedia/testing';
-
 export const mock: Command = {
   spec: {
     name: 'mock',
@@ -31,7 +23,8 @@ export const mock: Command = {
     const port = portText === undefined ? 0 : Number(portText);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
       throw new UsageError(`--port: must be a whole number from 0 to 65535 (got "${portText}")`, '--port');
-    const { startMockServer } = (await import(/* @vite-ignore */ TESTING)) as MockModule;
+    // Loaded here: the mock (and its HTTP server) costs nothing to the other commands.
+    const { startMockServer } = await import('omnimedia/testing');
     const server = await startMockServer({ port });
     const url = server.url.replace(/\/$/, '');
     ctx.output.result({ base_url: url }, () =>

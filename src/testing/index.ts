@@ -1,0 +1,19 @@
+/**
+ * `omnimedia/testing`: a faithful simulation of the service for tests, demos and offline
+ * development. The MSW adapter lives in `omnimedia/testing/msw` so that this entry works
+ * without msw installed.
+ *
+ * @packageDocumentation
+ */
+export { DEFAULT_CALLBACK_RETRY_DELAYS, type CallbackDelivery } from './callbacks.ts';
+export type { EndpointGroup } from './scenario.ts';
+export {
+  DEFAULT_DURATIONS,
+  MockService,
+  createMockService,
+  type MockDurations,
+  type MockRequestRecord,
+  type MockServiceOptions,
+} from './service.ts';
+export { startMockServer, type MockServer, type MockServerOptions } from './server.ts';
+export { UPLOAD_TTL_SECONDS } from './uploads.ts';

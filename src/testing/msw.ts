@@ -1,0 +1,36 @@
+/**
+ * `omnimedia/testing/msw`: the mock service as MSW request handlers. A separate entry so that
+ * only users of MSW need msw installed (an optional peer dependency).
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createMockService } from 'omnimedia/testing/msw';
+ *
+ * const mock = createMockService({ baseURL: 'https://api.example.test' });
+ * const server = setupServer(...mock.handlers);
+ * server.listen();
+ * ```
+ *
+ * @packageDocumentation
+ */
+import { http, type HttpHandler } from 'msw';
+import { MockService, type MockServiceOptions } from './service.ts';
+
+/** MSW handlers that send every request under `mock.baseURL` (API, uploads, results) to the mock. */
+export function mswHandlers(mock: MockService): HttpHandler[] {
+  return [http.all(`${mock.baseURL}/*`, ({ request }) => mock.handle(request))];
+}
+
+/** A {@link MockService} with its MSW handlers ready: `setupServer(...mock.handlers)`. */
+export class MswMockService extends MockService {
+  /** Spread into `setupServer(...)` or `setupWorker(...)`. */
+  readonly handlers: HttpHandler[] = mswHandlers(this);
+}
+
+/** Like `createMockService` from `omnimedia/testing`, with `.handlers` for MSW. */
+export function createMockService(options: MockServiceOptions = {}): MswMockService {
+  return new MswMockService(options);
+}
+
+export * from './index.ts';

@@ -1,0 +1,420 @@
+// The mock service: state (uploads, tasks, scenario) behind one fetch handler.
+import { CallbackSender, DEFAULT_CALLBACK_RETRY_DELAYS, type CallbackDelivery } from './callbacks.ts';
+import { now, schedule } from './clock.ts';
+import { RequestProblem } from './request-problem.ts';
+import { errorResponse, preflightResponse } from './responses.ts';
+import { PngCache } from './results.ts';
+import * as routes from './routes.ts';
+import { Scenario, type EndpointGroup } from './scenario.ts';
+import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
+import { UploadStore, type StoredUpload } from './uploads.ts';
+
+/** How long each phase of a task takes, in ms of the mock's clock. */
+export interface MockDurations {
+  /** From submission to the first attempt (`pending`). Default 1,000. */
+  pending: number;
+  /** One attempt of an image generation. Default 4,000. */
+  image: number;
+  /** One attempt of an image edit ("editing can take longer than generation"). Default 6,000. */
+  imageEdit: number;
+  /** One attempt of a video generation. Default 10,000. */
+  video: number;
+  /** One attempt of a video edit. Default 10,000. */
+  videoEdit: number;
+}
+
+export const DEFAULT_DURATIONS: Readonly<MockDurations> = { pending: 1000, image: 4000, imageEdit: 6000, video: 10_000, videoEdit: 10_000 };
+
+/** Options of {@link createMockService}. */
+export interface MockServiceOptions {
+  /**
+   * The address the mock stands for. Its path (if any) is the prefix of every route; with MSW
+   * it is also the address the handlers intercept. Default `https://api.omnimedia.test`.
+   */
+  baseURL?: string;
+  /** Keys the mock accepts. Default: any non-empty `Bearer` token. */
+  apiKeys?: readonly string[];
+  /**
+   * Keys with an explicit model scope (spec 5.2): a submission for a model outside its key's
+   * list gets 403. Keys not listed have the dynamic scope and may call any model.
+   */
+  modelScopes?: Readonly<Record<string, readonly string[]>>;
+  /** Phase lengths; see {@link MockDurations}. */
+  durations?: Partial<MockDurations>;
+  /** Waits between callback delivery tries, ms. Default 1 s, 2 s, 4 s, 8 s, 16 s. `[]`: no retries. */
+  callbackRetryDelays?: readonly number[];
+  /**
+   * The `fetch` callbacks are POSTed with. Default: `globalThis.fetch` at the time of sending
+   * (under MSW that is MSW's, so a callback URL can be an MSW handler too).
+   */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** A request the mock answered, for assertions. */
+export interface MockRequestRecord {
+  method: string;
+  /** The path below the base URL, e.g. `/v1/tasks/task_1`. */
+  path: string;
+  status: number;
+  /** ms since the epoch, by the mock's clock. */
+  at: number;
+}
+
+const PROVIDERS = ['omni-mock-1', 'omni-mock-2', 'omni-mock-3'];
+const MAX_REQUEST_LOG = 1000;
+
+type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Request, root: string) => Promise<Response> | Response };
+
+let taskCounter = 0;
+
+/** A path segment decoded; a malformed escape stays as sent (and matches no task). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function bearerToken(request: Request | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request?.headers.get('authorization') ?? '')?.[1];
+}
+
+/**
+ * The whole service as a fetch handler with state. Make one with {@link createMockService};
+ * plug it into MSW (`omnimedia/testing/msw`), a local server ({@link startMockServer}) or a
+ * client's `fetch` option.
+ */
+export class MockService {
+  /** The address the mock stands for, without a trailing slash. */
+  readonly baseURL: string;
+  readonly #basePath: string;
+  readonly #options: MockServiceOptions;
+  #durations: MockDurations;
+  readonly #uploads = new UploadStore();
+  readonly #tasks = new Map<string, MockTask>();
+  readonly #scenario = new Scenario();
+  readonly #pngs = new PngCache();
+  readonly #callbackTimers = new Map<string, () => void>();
+  readonly #deliveries: CallbackDelivery[] = [];
+  readonly #requests: MockRequestRecord[] = [];
+  readonly #sender: CallbackSender;
+
+  constructor(options: MockServiceOptions = {}) {
+    const base = options.baseURL ?? 'https://api.omnimedia.test';
+    if (!URL.canParse(base)) throw new TypeError(`createMockService: baseURL must be an absolute URL (got "${base}")`);
+    this.baseURL = base.replace(/\/+$/, '');
+    this.#basePath = new URL(this.baseURL).pathname.replace(/\/+$/, '');
+    this.#options = options;
+    this.#durations = { ...DEFAULT_DURATIONS, ...options.durations };
+    this.#sender = new CallbackSender({
+      fetch: () => this.#options.fetch ?? globalThis.fetch,
+      retryDelays: () => this.#options.callbackRetryDelays ?? DEFAULT_CALLBACK_RETRY_DELAYS,
+      onDelivery: (delivery) => this.#deliveries.push(delivery),
+    });
+  }
+
+  /** The fetch handler: answers any request the way the service would. */
+  readonly handle = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const path = url.pathname.startsWith(this.#basePath) ? url.pathname.slice(this.#basePath.length) || '/' : url.pathname;
+    const response = await this.#route(request, path, `${url.origin}${this.#basePath}`);
+    this.#requests.push({ method: request.method, path, status: response.status, at: now() });
+    if (this.#requests.length > MAX_REQUEST_LOG) this.#requests.shift();
+    return response;
+  };
+
+  /**
+   * The handler as a drop-in `fetch`: `new OmniMedia({ baseURL: mock.baseURL, fetch: mock.fetch })`
+   * talks to the mock with no network, no MSW and no server.
+   */
+  readonly fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> =>
+    this.handle(input instanceof Request && init === undefined ? input : new Request(input, init));
+
+  async #route(request: Request, path: string, root: string): Promise<Response> {
+    if (request.method === 'OPTIONS') return preflightResponse(request);
+    const match = this.#match(path);
+    if (!match) return errorResponse(404, 'not_found', `no route for ${path}`);
+    const route = match[request.method === 'HEAD' ? 'GET' : request.method];
+    if (!route) {
+      return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`, {
+        headers: { allow: Object.keys(match).join(', ') },
+      });
+    }
+    try {
+      if (route.auth) {
+        const problem = this.#authProblem(request);
+        if (problem) return errorResponse(401, 'invalid_api_key', problem);
+      }
+      if (route.group !== 'files') {
+        const injected = this.#scenario.take(route.group);
+        if (injected) return errorResponse(injected.status, injected.code, injected.message, { headers: injected.headers });
+      }
+      return await route.run(request, root);
+    } catch (error) {
+      if (error instanceof RequestProblem) {
+        const code = error.status === 403 ? 'model_not_allowed' : 'invalid_request';
+        return errorResponse(error.status, code, error.message, { param: error.param });
+      }
+      return errorResponse(500, 'internal_error', `mock: ${String((error as Error)?.message ?? error)}`);
+    }
+  }
+
+  #match(path: string): Record<string, Route> | undefined {
+    const ctx = (root: string, request?: Request): routes.RouteContext => ({
+      uploads: this.#uploads,
+      pngs: this.#pngs,
+      root,
+      createTask: (init) => this.#createTask({ ...init, root }),
+      findTask: (id) => this.#tasks.get(id),
+      checkScope: (model) => {
+        const scope = this.#options.modelScopes?.[bearerToken(request) ?? ''];
+        if (scope && !scope.includes(model))
+          throw new RequestProblem(`the key's model scope does not include ${model}`, 'model', 403);
+      },
+    });
+    const submit = (run: (request: Request, ctx: routes.RouteContext) => Promise<Response>): Record<string, Route> => ({
+      POST: { group: 'submissions', auth: true, run: (request, root) => run(request, ctx(root, request)) },
+    });
+    switch (path) {
+      case '/v1/images/generations':
+        return submit(routes.imageGeneration);
+      case '/v1/images/edits':
+        return submit(routes.imageEdit);
+      case '/v1/video/generate':
+        return submit(routes.videoGeneration);
+      case '/v1/video/edits':
+        return submit(routes.videoEdit);
+      case '/v1/uploads/images':
+      case '/v1/uploads/videos': {
+        const kind = path.endsWith('images') ? 'image' : 'video';
+        return { POST: { group: 'uploads', auth: true, run: (request, root) => routes.upload(request, ctx(root), kind) } };
+      }
+    }
+    const task = /^\/v1\/tasks\/([^/]+)$/.exec(path);
+    // The task query needs no key, and ignores an Authorization header (spec 4.7).
+    if (task) return { GET: { group: 'tasks', auth: false, run: (_, root) => routes.taskQuery(safeDecode(task[1]!), ctx(root)) } };
+    const uploaded = /^\/files\/uploads\/([^/]+)\/[^/]+$/.exec(path);
+    if (uploaded) return { GET: { group: 'files', auth: false, run: (request, root) => routes.uploadedFile(uploaded[1]!, ctx(root), request.method) } };
+    const result = /^\/files\/results\/([^/]+)\/([^/]+)$/.exec(path);
+    if (result)
+      return { GET: { group: 'files', auth: false, run: (request, root) => routes.resultFile(result[1]!, result[2]!, ctx(root), request.method) } };
+    return undefined;
+  }
+
+  #authProblem(request: Request): string | undefined {
+    if (!request.headers.get('authorization')) return 'missing API key: send Authorization: Bearer <API_KEY>';
+    const token = bearerToken(request);
+    if (!token) return 'malformed Authorization header: expected "Bearer <API_KEY>"';
+    const keys = this.#options.apiKeys;
+    if (keys && !keys.includes(token)) return 'invalid or expired API key';
+    return undefined;
+  }
+
+  #createTask(init: Omit<TaskInit, 'id' | 'createdAtMs' | 'pendingMs' | 'attempts'>): MockTask {
+    taskCounter += 1;
+    const id = `task_${taskCounter.toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+    const duration = this.#attemptDuration(init.kind);
+    const script = this.#scenario.nextTaskScript();
+    const attempts: PlannedAttempt[] = [];
+    const failed = script ? Math.max(1, script.failedAttempts) : 0;
+    for (let i = 0; i < failed; i++)
+      attempts.push({ provider: PROVIDERS[i % PROVIDERS.length]!, durationMs: duration, outcome: 'failed', failReason: script?.reason });
+    if (!script?.failTask) attempts.push({ provider: PROVIDERS[failed % PROVIDERS.length]!, durationMs: duration, outcome: 'completed' });
+    const task = new MockTask({ ...init, id, createdAtMs: now(), pendingMs: this.#durations.pending, attempts });
+    this.#tasks.set(id, task);
+    this.#scheduleCallback(task);
+    return task;
+  }
+
+  #attemptDuration(kind: TaskKind): number {
+    const d = this.#durations;
+    return { image_generation: d.image, image_edit: d.imageEdit, video_generation: d.video, video_edit: d.videoEdit }[kind];
+  }
+
+  /** Arm (or re-arm) the completion callback of a task for the moment it ends. */
+  #scheduleCallback(task: MockTask): void {
+    const url = task.init.callbackUrl;
+    if (url === undefined) return;
+    this.#callbackTimers.get(task.id)?.();
+    const fire = () => {
+      if (!task.isTerminal()) {
+        this.#callbackTimers.set(task.id, schedule(fire, task.endsAt - now()));
+        return;
+      }
+      this.#callbackTimers.delete(task.id);
+      this.#sender.send(task.id, url, task.result());
+    };
+    this.#callbackTimers.set(task.id, schedule(fire, task.endsAt - now()));
+  }
+
+  // ---- Scenario controls -------------------------------------------------------------
+
+  /**
+   * The next submitted task's first attempt (or first `attempts`) fails with `reason`, then a
+   * new attempt at another provider succeeds: the task ends `completed` with
+   * `attempt_count` > 1 and `total_elapsed_s` > `elapsed_s`.
+   */
+  failNextAttempt(reason = 'provider_timeout', options: { attempts?: number } = {}): this {
+    this.#scenario.taskScripts.push({ failedAttempts: options.attempts ?? 1, reason, failTask: false });
+    return this;
+  }
+
+  /** The next submitted task fails: every attempt (`attempts`, default 2) ends `failed` with `reason`. */
+  failNextTask(reason = 'provider_error', options: { attempts?: number } = {}): this {
+    this.#scenario.taskScripts.push({ failedAttempts: options.attempts ?? 2, reason, failTask: true });
+    return this;
+  }
+
+  /** End a running task now as `failed` with `reason` (its callback, if any, is sent now). */
+  failTask(taskId: string, reason = 'provider_error'): this {
+    const task = this.#tasks.get(taskId);
+    if (!task) throw new Error(`mock: no task ${taskId}`);
+    task.failNow(reason);
+    this.#scheduleCallback(task);
+    return this;
+  }
+
+  /** The next `count` submissions get 429 with `Retry-After: retryAfter` (seconds, default 1). */
+  rateLimitNext(count = 1, options: { retryAfter?: number; on?: readonly EndpointGroup[] } = {}): this {
+    this.#scenario.inject({
+      status: 429,
+      code: 'rate_limited',
+      message: 'request rate or quota limit reached',
+      on: options.on ?? ['submissions'],
+      remaining: count,
+      headers: { 'retry-after': String(options.retryAfter ?? 1) },
+    });
+    return this;
+  }
+
+  /** The next `count` submissions get 503 (no provider currently available). */
+  unavailableNext(count = 1, options: { on?: readonly EndpointGroup[]; retryAfter?: number } = {}): this {
+    this.#scenario.inject({
+      status: 503,
+      code: 'no_provider_available',
+      message: 'no provider currently available',
+      on: options.on ?? ['submissions'],
+      remaining: count,
+      headers: options.retryAfter === undefined ? {} : { 'retry-after': String(options.retryAfter) },
+    });
+    return this;
+  }
+
+  /** Every request (submissions, uploads and task queries by default) gets 500 until {@link clearScenario}. */
+  internalErrorAlways(options: { on?: readonly EndpointGroup[] } = {}): this {
+    this.#scenario.inject({
+      status: 500,
+      code: 'internal_error',
+      message: 'internal service error',
+      on: options.on ?? ['submissions', 'uploads', 'tasks'],
+      remaining: Number.POSITIVE_INFINITY,
+      headers: {},
+    });
+    return this;
+  }
+
+  /**
+   * Answer 401 (key invalid or expired), 402 (insufficient balance) or 403 (model outside the
+   * key's scope) to submissions and uploads: the next `count`, or all until cleared.
+   */
+  forceStatus(status: 401 | 402 | 403, options: { count?: number; on?: readonly EndpointGroup[] } = {}): this {
+    const what = {
+      401: ['invalid_api_key', 'API key invalid or expired'],
+      402: ['insufficient_balance', 'insufficient balance'],
+      403: ['model_not_allowed', 'the key has no right to call this model'],
+    } as const;
+    this.#scenario.inject({
+      status,
+      code: what[status][0],
+      message: what[status][1],
+      on: options.on ?? ['submissions', 'uploads'],
+      remaining: options.count ?? Number.POSITIVE_INFINITY,
+      headers: {},
+    });
+    return this;
+  }
+
+  /** Change phase lengths for tasks submitted from now on. */
+  setDurations(durations: Partial<MockDurations>): this {
+    this.#durations = { ...this.#durations, ...durations };
+    return this;
+  }
+
+  /** Drop every scenario control not yet consumed. */
+  clearScenario(): this {
+    this.#scenario.clear();
+    return this;
+  }
+
+  /** Back to a fresh mock: no tasks, uploads, deliveries, controls; durations as created. */
+  reset(): this {
+    this.close();
+    this.#tasks.clear();
+    this.#uploads.clear();
+    this.#pngs.clear();
+    this.#scenario.clear();
+    this.#deliveries.length = 0;
+    this.#requests.length = 0;
+    this.#durations = { ...DEFAULT_DURATIONS, ...this.#options.durations };
+    return this;
+  }
+
+  /** Stop pending callback timers and retries (tasks keep their state). */
+  close(): void {
+    for (const cancel of this.#callbackTimers.values()) cancel();
+    this.#callbackTimers.clear();
+    this.#sender.cancelAll();
+  }
+
+  // ---- Inspection ---------------------------------------------------------------------
+
+  /** A task as the task query would return it now, or `undefined`. */
+  task(taskId: string): Record<string, unknown> | undefined {
+    return this.#tasks.get(taskId)?.result();
+  }
+
+  /** Every task, as the task query would return it now, oldest first. */
+  tasks(): Record<string, unknown>[] {
+    return [...this.#tasks.values()].map((task) => task.result());
+  }
+
+  /** Every upload record (including expired ones). */
+  uploads(): Record<string, unknown>[] {
+    return this.#uploads.all().map((upload: StoredUpload) => upload.record);
+  }
+
+  /** Every callback delivery try so far, oldest first. */
+  get callbackDeliveries(): readonly CallbackDelivery[] {
+    return this.#deliveries;
+  }
+
+  /** The requests answered so far (the last 1,000), oldest first. */
+  get requests(): readonly MockRequestRecord[] {
+    return this.#requests;
+  }
+
+  /** Resolves when no callback delivery is in flight (retries waiting on a timer do not count). */
+  callbacksSettled(): Promise<void> {
+    return this.#sender.settled();
+  }
+}
+
+/**
+ * A faithful simulation of the service, as a fetch handler with state.
+ *
+ * @example
+ * ```ts
+ * import { OmniMedia } from 'omnimedia';
+ * import { createMockService } from 'omnimedia/testing';
+ *
+ * const mock = createMockService({ durations: { video: 2_000 } });
+ * const client = new OmniMedia({ apiKey: 'test', baseURL: mock.baseURL, fetch: mock.fetch });
+ * mock.failNextAttempt('provider_timeout');
+ * const video = await client.videos.generate({ prompt: 'a fox' }).wait();
+ * video.attempt_count; // 2
+ * ```
+ */
+export function createMockService(options: MockServiceOptions = {}): MockService {
+  return new MockService(options);
+}

@@ -1,0 +1,78 @@
+// Every script in examples/ runs to completion against the mock service (see examples/README.md
+// for the contract), and the demo runs offline exactly as `npm run demo` does.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from 'omnimedia/testing';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+// The repo's own Node 24 runs the examples (type stripping), whichever Node runs vitest.
+const node = join(root, 'node_modules', '.bin', 'node');
+const hooks = fileURLToPath(new URL('./helpers/examples-resolve.ts', import.meta.url));
+const examples = (await readdir(join(root, 'examples'))).filter((name) => name.endsWith('.ts')).sort();
+
+let server: MockServer;
+let out: string;
+
+beforeAll(async () => {
+  server = await startMockServer({ durations: { pending: 100, image: 300, imageEdit: 300, video: 500, videoEdit: 500 } });
+  out = await mkdtemp(join(tmpdir(), 'omnimedia-examples-'));
+});
+afterAll(async () => {
+  await server.close();
+  await rm(out, { recursive: true, force: true });
+});
+
+function run(script: string, env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cleanEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) cleanEnv[key] = value;
+  for (const key of Object.keys(cleanEnv)) if (key.startsWith('OMNIMEDIA_') && !(key in env)) delete cleanEnv[key];
+  return new Promise((resolve) => {
+    execFile(
+      node,
+      ['--import', hooks, join(root, 'examples', script)],
+      { cwd: root, env: cleanEnv, timeout: 60_000 },
+      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('examples/', () => {
+  it('has scripts', () => {
+    expect(examples).toContain('demo.ts');
+  });
+
+  it.each(examples)('%s runs to completion against the mock service', { timeout: 70_000 }, async (script) => {
+    const result = await run(script, {
+      OMNIMEDIA_API_KEY: 'sk-examples',
+      OMNIMEDIA_BASE_URL: server.url,
+      OMNIMEDIA_DEMO_OUT: join(out, script),
+      PORT: '0',
+    });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    // A receiver example must have received its task's callback from the mock, not only polled.
+    if (script.startsWith('callbacks-')) expect(result.stdout).toMatch(/callback: task_\w+ completed/);
+  });
+
+  it('demo.ts with no key and no base URL runs the whole story offline against the in-process mock', { timeout: 70_000 }, async () => {
+    const result = await run('demo.ts', { OMNIMEDIA_DEMO_OUT: join(out, 'offline') });
+    expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toMatch(/offline, against the mock service/);
+    for (const stepTitle of ['Upload a photo', 'Edit it', 'Generate a video from both images', 'Wait for it, with progress', 'Receive the completion callback', 'Download the results', 'Summary'])
+      expect(result.stdout).toContain(stepTitle);
+    expect(result.stdout).toMatch(/attempt 1 at omni-mock-1 failed \(provider_timeout\)/);
+    expect(result.stdout).toMatch(/token checked, verified against the task query/);
+    const files = await readdir(join(out, 'offline'));
+    expect(files.some((f) => f.endsWith('.png'))).toBe(true);
+    expect(files.some((f) => f.endsWith('.mp4'))).toBe(true);
+  });
+
+  it('demo.ts refuses half a configuration', async () => {
+    const result = await run('demo.ts', { OMNIMEDIA_API_KEY: 'sk-x' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Set both OMNIMEDIA_API_KEY and OMNIMEDIA_BASE_URL/);
+  });
+});
