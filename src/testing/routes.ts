@@ -34,11 +34,14 @@ export interface RouteContext {
   checkScope(model: string): void;
 }
 
-export async function imageGeneration(request: Request, ctx: RouteContext): Promise<Response> {
-  const params = validateImageGeneration(await readJsonBody(request));
-  ctx.checkScope(params.model);
+/** Image submissions answer 200 with the pending task (spec 4.1, 4.3). */
+function submitImageTask(
+  kind: 'image_generation' | 'image_edit',
+  params: ReturnType<typeof validateImageGeneration>,
+  ctx: RouteContext,
+): Response {
   const task = ctx.createTask({
-    kind: 'image_generation',
+    kind,
     model: params.model,
     normalizedModel: undefined,
     outputs: params.n,
@@ -49,21 +52,18 @@ export async function imageGeneration(request: Request, ctx: RouteContext): Prom
   return jsonResponse(task.submission(), 200);
 }
 
+export async function imageGeneration(request: Request, ctx: RouteContext): Promise<Response> {
+  const params = validateImageGeneration(await readJsonBody(request));
+  ctx.checkScope(params.model);
+  return submitImageTask('image_generation', params, ctx);
+}
+
 export async function imageEdit(request: Request, ctx: RouteContext): Promise<Response> {
   const params = validateImageEdit(await readJsonBody(request));
   ctx.checkScope(params.model);
   params.images.forEach((url, i) => ctx.uploads.requireImage(url, params.images.length === 1 ? 'image' : `image[${i}]`));
   if (params.mask !== undefined) ctx.uploads.requireImage(params.mask, 'mask');
-  const task = ctx.createTask({
-    kind: 'image_edit',
-    model: params.model,
-    normalizedModel: undefined,
-    outputs: params.n,
-    size: params.size,
-    cost: imageCost(params.size.width, params.size.height, params.quality, params.n),
-    callbackUrl: params.callbackUrl,
-  });
-  return jsonResponse(task.submission(), 200);
+  return submitImageTask('image_edit', params, ctx);
 }
 
 export async function videoGeneration(request: Request, ctx: RouteContext): Promise<Response> {

@@ -1,4 +1,6 @@
 import { http, HttpResponse, type JsonBodyType } from 'msw';
+import { ValidationError } from 'omnimedia';
+import { expect } from 'vitest';
 import type { SetupServer } from 'msw/node';
 import { BASE_URL } from './msw.ts';
 
@@ -71,3 +73,17 @@ export const VIDEO_SUBMISSION = {
   media_type: 'video',
   created_at: 1_700_000_000,
 };
+
+/** Run `call`, expect a ValidationError and that nothing reached the service. */
+export async function expectRejectedLocally(server: SetupServer, call: () => Promise<unknown>): Promise<ValidationError> {
+  const requests = countAllRequests(server);
+  const error = await call().then(
+    () => {
+      throw new Error('expected a ValidationError');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ValidationError);
+  expect(requests.count).toBe(0);
+  return error as ValidationError;
+}

@@ -1,24 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { APIError, OmniMedia, ValidationError } from 'omnimedia';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
-import { SUBMISSION, countAllRequests, json, recordRoute } from '../helpers/wire.ts';
+import { SUBMISSION, countAllRequests, json, recordRoute, expectRejectedLocally } from '../helpers/wire.ts';
 
 const server = useMsw();
+const rejectsLocally = (call: () => Promise<unknown>) => expectRejectedLocally(server, call);
 const client = () => new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, maxRetries: 0 });
-
-/** Run `call`, expect a ValidationError and that nothing reached the service. */
-async function rejectsLocally(call: () => Promise<unknown>) {
-  const requests = countAllRequests(server);
-  const error = await call().then(
-    () => {
-      throw new Error('expected a ValidationError');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  expect(requests.count).toBe(0);
-  return error as ValidationError;
-}
 
 describe('images.generate: the wire request', () => {
   it('POSTs the JSON body to /v1/images/generations with the bearer key, and reads the 200', async () => {

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError } from 'omnimedia';
 import { mediaBytes, mib } from '../helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
-import { countAllRequests, json, recordRoute, type SeenRequest } from '../helpers/wire.ts';
+import { countAllRequests, json, recordRoute, type SeenRequest, expectRejectedLocally } from '../helpers/wire.ts';
 
 const server = useMsw();
+const rejectsLocally = (call: () => Promise<unknown>) => expectRejectedLocally(server, call);
 const client = () => new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, maxRetries: 0 });
 
 const IMAGE_RECORD = {
@@ -47,19 +48,6 @@ async function filePart(request: SeenRequest | undefined): Promise<{ name: strin
   expect(file).toBeInstanceOf(File);
   const part = file as File;
   return { name: part.name, type: part.type, bytes: new Uint8Array(await part.arrayBuffer()) };
-}
-
-async function rejectsLocally(call: () => Promise<unknown>) {
-  const requests = countAllRequests(server);
-  const error = await call().then(
-    () => {
-      throw new Error('expected a ValidationError');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  expect(requests.count).toBe(0);
-  return error as ValidationError;
 }
 
 describe('uploads.image: the wire request', () => {

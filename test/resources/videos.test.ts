@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError, type VideoMessage } from 'omnimedia';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
-import { VIDEO_SUBMISSION, countAllRequests, json, recordRoute } from '../helpers/wire.ts';
+import { VIDEO_SUBMISSION, countAllRequests, json, recordRoute, expectRejectedLocally } from '../helpers/wire.ts';
 
 const server = useMsw();
+const rejectsLocally = (call: () => Promise<unknown>) => expectRejectedLocally(server, call);
 const client = () => new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, maxRetries: 0 });
 const IMG = (n: number) => `https://uploads.test/ref-${n}.png`;
-
-async function rejectsLocally(call: () => Promise<unknown>) {
-  const requests = countAllRequests(server);
-  const error = await call().then(
-    () => {
-      throw new Error('expected a ValidationError');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  expect(requests.count).toBe(0);
-  return error as ValidationError;
-}
 
 describe('videos.generate: the wire request', () => {
   it('text to video: POST /v1/video/generate, bearer key, JSON, seconds as a string, 202 read', async () => {

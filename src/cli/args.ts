@@ -1,0 +1,167 @@
+import { parseArgs } from 'node:util';
+
+/** A wrong command line: an unknown flag, a missing argument. Exit code 2, like a validation error. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+  /** The flag or argument at fault, e.g. `--image`, when there is one. */
+  readonly flag: string | undefined;
+
+  constructor(message: string, flag?: string) {
+    super(message);
+    this.flag = flag;
+  }
+}
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+  /** The value's placeholder in help, e.g. `DIR`. */
+  value?: string;
+  description: string;
+}
+
+export interface CommandSpec {
+  /** e.g. `images generate`. */
+  name: string;
+  summary: string;
+  /** The argument part of the usage line, e.g. `--model M --prompt P [options]`. */
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** Names of positional arguments, in order; the last may end in `...` for several. */
+  positionals?: readonly string[];
+  examples: readonly string[];
+  /** More lines for the help page. */
+  notes?: readonly string[];
+}
+
+export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface ParsedArgs {
+  values: ParsedValues;
+  positionals: string[];
+}
+
+/** `--api-key` and `--base-url`: every command that talks to the service takes them. */
+export const CONNECTION_OPTIONS: Record<string, OptionSpec> = {
+  'api-key': { type: 'string', value: 'KEY', description: 'API key (default: $OMNIMEDIA_API_KEY)' },
+  'base-url': { type: 'string', value: 'URL', description: 'Service address (default: $OMNIMEDIA_BASE_URL)' },
+  verbose: { type: 'boolean', description: 'Log every request and retry on stderr (the API key never appears)' },
+};
+
+export const OUTPUT_OPTIONS: Record<string, OptionSpec> = {
+  json: { type: 'boolean', description: 'Print only JSON on stdout (for scripts)' },
+  quiet: { type: 'boolean', short: 'q', description: 'No progress on stderr' },
+};
+
+/** Options of every command that waits for a task. */
+export const WAIT_OPTIONS: Record<string, OptionSpec> = {
+  out: { type: 'string', short: 'o', value: 'DIR', description: 'Download the results into DIR (implies --wait)' },
+  timeout: { type: 'string', value: 'SECONDS', description: 'Give up waiting after SECONDS (exit 4); default 600 for images, 1800 for videos' },
+  interval: { type: 'string', value: 'SECONDS', description: 'Seconds before the first query and between the first ones (default: the SDK\'s cadence, 3 s first)' },
+};
+
+export const SUBMIT_OPTIONS: Record<string, OptionSpec> = {
+  wait: { type: 'boolean', short: 'w', description: 'Wait for the task to finish, with live progress' },
+  ...WAIT_OPTIONS,
+};
+
+const HELP_OPTION: Record<string, OptionSpec> = { help: { type: 'boolean', short: 'h', description: 'Show this help' } };
+
+/** Parse a command's arguments strictly: an unknown flag or a stray argument is a `UsageError`. */
+export function parseCommand(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
+  const options = { ...spec.options, ...HELP_OPTION };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: Object.fromEntries(
+        Object.entries(options).map(([name, o]) => [
+          name,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    // parseArgs says e.g. "Unknown option '--sise'"; add where to look.
+    throw new UsageError(`${(error as Error).message}. See: omnimedia ${spec.name} --help`);
+  }
+  const values = parsed.values as ParsedValues;
+  if (values.help) return { values, positionals: parsed.positionals };
+  checkPositionals(spec, parsed.positionals, values);
+  return { values, positionals: parsed.positionals };
+}
+
+function checkPositionals(spec: CommandSpec, positionals: readonly string[], values: ParsedValues): void {
+  const names = spec.positionals ?? [];
+  const variadic = names.at(-1)?.endsWith('...') ?? false;
+  const required = names.length;
+  if (positionals.length < required) {
+    const missing = names[positionals.length] ?? '';
+    throw new UsageError(`missing ${missing.replace('...', '')}. Usage: omnimedia ${spec.name} ${spec.usage}`, missing);
+  }
+  if (!variadic && positionals.length > required) {
+    const extra = positionals[required] ?? '';
+    // The common slip: `--image a.png b.png`. Say how to give several.
+    const repeatable = Object.entries(spec.options).find(([name, o]) => o.multiple && values[name] !== undefined);
+    const hint = repeatable ? ` (to give several, repeat --${repeatable[0]})` : '';
+    throw new UsageError(`unexpected argument "${extra}"${hint}. See: omnimedia ${spec.name} --help`, extra);
+  }
+}
+
+/** A string flag's value, or `undefined` when absent. */
+export function stringValue(values: ParsedValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A repeatable flag's values (empty when absent). */
+export function listValue(values: ParsedValues, name: string): string[] {
+  const value = values[name];
+  return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}
+
+/**
+ * A whole number for the SDK, or the text itself when it is not one, so that the SDK's own
+ * validation reports the field and its rule (`n: must be an integer from 1 to 4`): the CLI
+ * does not keep a second copy of the service's rules.
+ */
+export function integerOrText(text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  return /^[+-]?\d+$/.test(text.trim()) ? Number(text) : text;
+}
+
+/** A positive number of seconds as ms; a `UsageError` naming the flag otherwise. */
+export function secondsValue(values: ParsedValues, name: string): number | undefined {
+  const text = stringValue(values, name);
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--${name}: must be a positive number of seconds (got "${text}")`, `--${name}`);
+  return Math.round(seconds * 1000);
+}
+
+/** The help page of a command. */
+export function helpText(spec: CommandSpec): string {
+  const options = { ...spec.options, ...HELP_OPTION };
+  const rows = Object.entries(options).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.value ? ` ${o.value}` : ''}`;
+    return [flag, `${o.description}${o.multiple ? ' (repeatable)' : ''}`] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  return [
+    `${spec.summary}`,
+    '',
+    `Usage: omnimedia ${spec.name} ${spec.usage}`,
+    '',
+    'Options:',
+    ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}${text}`),
+    ...(spec.notes?.length ? ['', ...spec.notes] : []),
+    '',
+    'Examples:',
+    ...spec.examples.map((e) => `  ${e}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,67 @@
+import { OmniMedia, type Logger } from 'omnimedia';
+import { UsageError, stringValue, type ParsedValues } from './args.ts';
+import { defaultFlagNamer, type FlagNamer } from './exit.ts';
+import { Output, type ResultStream } from './output.ts';
+import { createProgress, type Progress, type TerminalStream } from './progress.ts';
+
+/** What the CLI touches of the outside world; tests and `main` pass their own. */
+export interface CliIO {
+  stdout: ResultStream;
+  stderr: TerminalStream;
+  env: Record<string, string | undefined>;
+  /** Aborted on Ctrl-C: waits stop, the task id is printed. */
+  signal: AbortSignal;
+}
+
+/** Everything a command needs, built once from its parsed flags. */
+export class Context {
+  readonly output: Output;
+  readonly progress: Progress;
+  /** Maps the SDK's field names in validation errors to this command's flags. */
+  flagFor: FlagNamer = defaultFlagNamer;
+  #client: OmniMedia | undefined;
+
+  constructor(
+    readonly io: CliIO,
+    readonly values: ParsedValues,
+  ) {
+    const json = values.json === true;
+    this.output = new Output(io.stdout, io.stderr, json);
+    this.progress = createProgress(io.stderr, { quiet: values.quiet === true });
+  }
+
+  get signal(): AbortSignal {
+    return this.io.signal;
+  }
+
+  /**
+   * The SDK client from `--api-key`/`--base-url` or the environment. Built on first use, so
+   * `--help` and local checks work without any configuration.
+   */
+  client(): OmniMedia {
+    if (this.#client) return this.#client;
+    const baseURL = stringValue(this.values, 'base-url') ?? nonEmpty(this.io.env.OMNIMEDIA_BASE_URL);
+    const apiKey = stringValue(this.values, 'api-key') ?? nonEmpty(this.io.env.OMNIMEDIA_API_KEY);
+    if (!baseURL) {
+      throw new UsageError(
+        'no service address: pass --base-url URL or set OMNIMEDIA_BASE_URL (to try things locally: omnimedia mock)',
+        '--base-url',
+      );
+    }
+    // SDK log lines go above the live progress line, never onto stdout.
+    const line = (message: string, ...args: unknown[]) =>
+      this.progress.log([message, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '));
+    const logger: Logger = { error: line, warn: line, info: line, debug: line };
+    this.#client = new OmniMedia({
+      baseURL,
+      ...(apiKey ? { apiKey } : {}),
+      logger,
+      ...(this.values.verbose === true ? { logLevel: 'debug' as const } : {}),
+    });
+    return this.#client;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value?.trim() ? value.trim() : undefined;
+}

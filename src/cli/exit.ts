@@ -1,0 +1,129 @@
+import {
+  APIError,
+  OmniMediaError,
+  TaskFailedError,
+  ValidationError,
+  WaitTimeoutError,
+} from 'omnimedia';
+import { UsageError } from './args.ts';
+
+/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
+export const EXIT = {
+  ok: 0,
+  taskFailed: 1,
+  usage: 2,
+  api: 3,
+  timeout: 4,
+  /** A bug in the CLI, not a problem with the input or the service. */
+  internal: 70,
+  /** 128 + SIGINT, as shells report Ctrl-C. */
+  interrupted: 130,
+} as const;
+
+/** Ctrl-C: the CLI stopped; a task it submitted goes on on the service. */
+export class Interrupted extends Error {
+  override name = 'Interrupted';
+  taskId: string | undefined;
+
+  constructor(taskId?: string, message?: string) {
+    super(
+      message ??
+        (taskId
+          ? `stopped waiting; task ${taskId} goes on on the service. Resume with: omnimedia tasks wait ${taskId}`
+          : 'interrupted'),
+    );
+    this.taskId = taskId;
+  }
+}
+
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof Interrupted) return EXIT.interrupted;
+  if (error instanceof UsageError || error instanceof ValidationError) return EXIT.usage;
+  if (error instanceof TaskFailedError) return EXIT.taskFailed;
+  if (error instanceof WaitTimeoutError) return EXIT.timeout;
+  if (error instanceof APIError) return EXIT.api;
+  // The SDK's own configuration errors (no base URL, a bad one) are usage errors of the CLI.
+  if (error instanceof OmniMediaError) return EXIT.usage;
+  return EXIT.internal;
+}
+
+/** Turns an SDK field path (`images[1]`, `input_video`) into the flag the user typed. */
+export type FlagNamer = (field: string) => string;
+
+export const defaultFlagNamer: FlagNamer = (field) => {
+  const head = field.split(/[.[]/)[0] ?? field;
+  return head ? `--${head.replace(/_/g, '-')}` : '';
+};
+
+interface IssueJson {
+  field: string;
+  flag: string;
+  message: string;
+}
+
+function issuesOf(error: ValidationError, flagFor: FlagNamer): IssueJson[] {
+  return error.issues.map((issue) => ({ field: issue.path, flag: flagFor(issue.path), message: issue.message }));
+}
+
+/** `--image (image[1])`, or just `--size` when the flag and field agree. */
+function issueLabel(issue: IssueJson): string {
+  if (!issue.flag) return issue.field;
+  const plain = issue.flag.replace(/^--/, '').replace(/-/g, '_');
+  return plain === issue.field || !issue.field ? issue.flag : `${issue.flag} (${issue.field})`;
+}
+
+/** The error as one JSON object for `--json`: type, message, exit code and what scripts need. */
+export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer): Record<string, unknown> {
+  const base: Record<string, unknown> = {
+    type: error instanceof Error ? error.name : 'Error',
+    message: error instanceof Error ? error.message : String(error),
+    exit_code: exitCodeFor(error),
+  };
+  if (error instanceof Interrupted && error.taskId) base.task_id = error.taskId;
+  if (error instanceof UsageError && error.flag) base.flag = error.flag;
+  if (error instanceof OmniMediaError && error.taskId) base.task_id = error.taskId;
+  if (error instanceof ValidationError) base.issues = issuesOf(error, flagFor);
+  if (error instanceof APIError) {
+    if (error.status !== undefined) base.status = error.status;
+    if (error.requestId) base.request_id = error.requestId;
+    if (error.body !== undefined) base.body = error.body;
+  }
+  if (error instanceof TaskFailedError) {
+    base.fail_reason = error.failReason ?? null;
+    base.task = error.task;
+  }
+  if (error instanceof WaitTimeoutError && error.lastTask !== undefined) base.last_task = error.lastTask;
+  return { error: base };
+}
+
+/** The error for a person: what went wrong, each broken rule on its own line, and what to do next. */
+export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer): string {
+  if (error instanceof ValidationError) {
+    const lines = issuesOf(error, flagFor).map((issue) => `  ${issueLabel(issue)}: ${issue.message}`);
+    return ['error: invalid input, nothing was sent', ...lines].join('\n');
+  }
+  if (error instanceof TaskFailedError) {
+    return `error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`;
+  }
+  if (error instanceof WaitTimeoutError) {
+    return `error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`;
+  }
+  if (error instanceof APIError) {
+    const details = [
+      error.status !== undefined ? `status ${error.status}` : undefined,
+      error.requestId ? `request id ${error.requestId}` : undefined,
+      error.taskId ? `task ${error.taskId}` : undefined,
+    ].filter(Boolean);
+    const body = error.body === undefined || error.body === '' ? '' : `\n  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`;
+    return `error: ${error.message}${details.length ? ` (${details.join(', ')})` : ''}${body}`;
+  }
+  if (error instanceof Interrupted) return error.message;
+  if (error instanceof UsageError || error instanceof OmniMediaError) return `error: ${error.message}`;
+  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return `internal error (please report it): ${stack}`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+

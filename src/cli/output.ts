@@ -1,0 +1,68 @@
+import type { TerminalStream } from './progress.ts';
+
+/** What the CLI writes results to: stdout, which carries nothing but results. */
+export interface ResultStream {
+  write(text: string): unknown;
+}
+
+const TIMESTAMPS = new Set(['created_at', 'completed_at', 'expires_at']);
+
+function scalar(key: string, value: unknown): string {
+  if (TIMESTAMPS.has(key) && typeof value === 'number') return `${new Date(value * 1000).toISOString()} (${value})`;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+type Attempt = { attempt_no?: unknown; provider?: unknown; status?: unknown; fail_reason?: unknown; elapsed_s?: unknown };
+
+function attemptText(a: Attempt): string {
+  return [
+    a.attempt_no !== undefined && a.attempt_no !== null ? `#${String(a.attempt_no)}` : undefined,
+    a.provider,
+    a.status,
+    a.fail_reason,
+    typeof a.elapsed_s === 'number' ? `${a.elapsed_s}s` : undefined,
+  ]
+    .filter((part) => part !== undefined && part !== null && part !== '')
+    .join(' ');
+}
+
+/**
+ * A record (task, submission, upload) as aligned `key  value` lines: every field the service
+ * sent, timestamps also as dates, one `url` line per result and one `attempt` line per attempt.
+ */
+export function describe(record: Record<string, unknown>, extra: readonly (readonly [string, string])[] = []): string {
+  const rows: [string, string][] = [];
+  for (const [key, value] of Object.entries(record)) {
+    if (value === undefined || value === null) continue;
+    if (key === 'data' && Array.isArray(value)) {
+      for (const item of value as { url?: unknown }[]) rows.push(['url', typeof item?.url === 'string' ? item.url : JSON.stringify(item)]);
+    } else if (key === 'attempts' && Array.isArray(value)) {
+      for (const attempt of value as Attempt[]) rows.push(['attempt', attemptText(attempt)]);
+    } else rows.push([key, scalar(key, value)]);
+  }
+  rows.push(...extra.map(([k, v]) => [k, v] as [string, string]));
+  const width = Math.max(0, ...rows.map(([key]) => key.length)) + 2;
+  return rows.map(([key, value]) => `${key.padEnd(width)}${value}`.trimEnd()).join('\n');
+}
+
+/**
+ * Results on stdout (exactly one JSON document with `--json`), messages on stderr. Keeping the
+ * two apart is what makes `omnimedia ... --json | jq` safe.
+ */
+export class Output {
+  constructor(
+    readonly stdout: ResultStream,
+    readonly stderr: TerminalStream,
+    readonly json: boolean,
+  ) {}
+
+  /** The command's result: JSON, or the human lines. */
+  result(value: unknown, human: () => string): void {
+    this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+  }
+
+  /** A message for the person at the terminal (stderr), never mixed into results. */
+  message(line: string): void {
+    this.stderr.write(`${line}\n`);
+  }
+}

@@ -1,0 +1,113 @@
+import type { TaskPromise, TaskResult, WaitOptions } from 'omnimedia';
+import { TaskFailedError, WaitTimeoutError } from 'omnimedia';
+import { secondsValue, stringValue } from './args.ts';
+import type { Context } from './context.ts';
+import { downloadResults, type SavedFile } from './download.ts';
+import { EXIT, Interrupted } from './exit.ts';
+import { formatDuration } from './format.ts';
+import { describe } from './output.ts';
+import type { TaskProgress } from './progress.ts';
+
+/** `--wait`, `--out`, `--timeout`, `--interval` as the flow needs them. */
+export interface WaitFlags {
+  wait: boolean;
+  out: string | undefined;
+  waitOptions: Pick<WaitOptions, 'timeout' | 'initialDelay' | 'interval'>;
+}
+
+export function waitFlags(ctx: Context): WaitFlags {
+  const out = stringValue(ctx.values, 'out');
+  const timeout = secondsValue(ctx.values, 'timeout');
+  const interval = secondsValue(ctx.values, 'interval');
+  return {
+    // Downloading the results needs them first.
+    wait: ctx.values.wait === true || out !== undefined,
+    out,
+    waitOptions: {
+      ...(timeout !== undefined ? { timeout } : {}),
+      ...(interval !== undefined ? { initialDelay: interval, interval } : {}),
+    },
+  };
+}
+
+/** An abort from Ctrl-C becomes `Interrupted` with the task id, so the user can resume. */
+function interruptedOr(ctx: Context, error: unknown, taskId: string | undefined, message?: string): unknown {
+  return ctx.signal.aborted ? new Interrupted(taskId, message) : error;
+}
+
+/** Submit, print the submission (or wait for the task, with progress, and download it). */
+export async function submitTask(
+  ctx: Context,
+  submission: TaskPromise<{ task_id: string; status: string }>,
+  flags: WaitFlags,
+): Promise<number> {
+  const live = ctx.progress.task();
+  let submitted;
+  try {
+    submitted = await submission;
+  } catch (error) {
+    live.end();
+    // The POST may have reached the service before the abort: say so rather than guess.
+    throw interruptedOr(ctx, error, undefined, 'interrupted while submitting; the service may have created the task all the same');
+  }
+  live.submitted(submitted.task_id, submitted.status);
+  if (!flags.wait) {
+    live.end();
+    ctx.progress.stop();
+    ctx.output.result(submitted, () => describe(submitted));
+    ctx.output.message(`Follow it with: omnimedia tasks wait ${submitted.task_id}`);
+    return EXIT.ok;
+  }
+  return finish(ctx, submitted.task_id, live, flags, (options) => submission.wait(options));
+}
+
+/** Wait for a task by id (`tasks wait`), with progress, and download it. */
+export async function waitForTask(ctx: Context, taskId: string, flags: WaitFlags): Promise<number> {
+  const live = ctx.progress.task(taskId);
+  live.submitted(taskId, 'waiting');
+  return finish(ctx, taskId, live, flags, (options) => ctx.client().tasks.wait(taskId, options));
+}
+
+async function finish(
+  ctx: Context,
+  taskId: string,
+  live: TaskProgress,
+  flags: WaitFlags,
+  wait: (options: WaitOptions) => Promise<TaskResult>,
+): Promise<number> {
+  let task: TaskResult;
+  try {
+    task = await wait({
+      ...flags.waitOptions,
+      signal: ctx.signal,
+      onProgress: (seen, info) => live.update(seen, info.polls),
+    });
+  } catch (error) {
+    live.end();
+    if (error instanceof TaskFailedError) {
+      ctx.progress.log(`✖ ${taskId} ${error.task.status}${error.failReason ? ` (${error.failReason})` : ''} after ${formatDuration(live.elapsedMs)}`, 'error');
+    } else if (error instanceof WaitTimeoutError) {
+      ctx.progress.log(`⏱ ${taskId} still running after ${formatDuration(live.elapsedMs)}`, 'warn');
+    }
+    throw interruptedOr(ctx, error, taskId);
+  }
+  live.end();
+  ctx.progress.log(`✔ ${taskId} ${task.status} in ${formatDuration(live.elapsedMs)}`, 'ok');
+  let saved: SavedFile[] = [];
+  if (flags.out !== undefined) {
+    try {
+      saved = await downloadResults(ctx, task, flags.out);
+    } catch (error) {
+      throw interruptedOr(ctx, error, taskId);
+    }
+  }
+  ctx.progress.stop();
+  printTask(ctx, task, saved);
+  return EXIT.ok;
+}
+
+/** A finished task on stdout, with the files saved when `--out` was given. */
+export function printTask(ctx: Context, task: TaskResult, saved: readonly SavedFile[] = []): void {
+  const json = saved.length > 0 ? { ...task, downloaded: saved } : task;
+  ctx.output.result(json, () => describe(task, saved.map((file) => ['saved', file.path] as const)));
+}
