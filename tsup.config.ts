@@ -3,9 +3,10 @@ import { defineConfig, type Options } from 'tsup';
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts', schemas: 'src/schemas/index.ts' },
   external: ['msw'],
-  dts: true,
+  // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
+  dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
   target: 'node22',
   platform: 'neutral',
@@ -23,6 +24,10 @@ export default defineConfig([
     // CJS build carries its own copy of them (and of p-retry's is-network-error). The ESM build
     // keeps them as imports, so a user's bundler dedupes them.
     noExternal: ['ky', 'p-retry', 'is-network-error', '@hono/node-server', 'hono'],
+    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
+    // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
+    // module, loaded at the first validation, as in the ESM build.
+    treeshake: false,
   },
   {
     // The `omnimedia` bin: its own entry, so the library bundles do not grow by a byte. It

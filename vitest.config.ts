@@ -6,11 +6,14 @@ export default defineConfig({
     alias: {
       'omnimedia/testing/msw': fileURLToPath(new URL('./src/testing/msw.ts', import.meta.url)),
       'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // ky and zod load lazily (at first use); see the file.
+    setupFiles: ['test/helpers/preload-lazy.ts'],
     environment: 'node',
     // Tests talk to MSW or to servers on loopback only; anything else is a bug.
     unstubGlobals: true,

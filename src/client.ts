@@ -14,7 +14,20 @@ import { Tasks } from './resources/tasks.ts';
 import { Uploads } from './resources/uploads.ts';
 import { Videos } from './resources/videos.ts';
 
-/** Options of `new OmniMedia({...})`. Every one is optional. */
+/**
+ * Options of `new OmniMedia({...})`. Every one is optional.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({
+ *   apiKey: process.env.MY_KEY,
+ *   baseURL: 'https://media.example.com',
+ *   timeout: 30_000,
+ *   maxRetries: 3,
+ *   logLevel: 'info',
+ * });
+ * ```
+ */
 export interface ClientOptions {
   /** Default: `OMNIMEDIA_API_KEY`. Submissions and uploads need it; task queries do not. */
   apiKey?: string | undefined;

@@ -1,3 +1,9 @@
+/**
+ * The client of the image and video generation service: `OmniMedia`, its errors, types and
+ * constants. The zod schemas are in `omnimedia/schemas`.
+ *
+ * @module omnimedia
+ */
 export { OmniMedia, OmniMedia as default, type ClientOptions } from './client.ts';
 export {
   APIConnectionError,
@@ -52,11 +58,44 @@ export type {
   CallbackTaskHandler,
   NodeCallbackRequest,
   NodeCallbackResponse,
+  Callbacks,
 } from './resources/callbacks.ts';
 export type { RetrieveOptions } from './resources/tasks.ts';
 export type { UploadOptions } from './resources/uploads.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
-export * from './schemas/images.ts';
-export * from './schemas/task.ts';
-export * from './schemas/uploads.ts';
-export * from './schemas/videos.ts';
+// Types and constants only: the zod schemas are in 'omnimedia/schemas', so that importing
+// 'omnimedia' does not load zod (see src/core/validation.ts).
+export * from './schemas/constants.ts';
+export type {
+  ImageEditBody,
+  ImageEditParams,
+  ImageGenerateParams,
+  ImageOptions,
+  ImageQuality,
+  ImageReference,
+  ImageSize,
+} from './schemas/images.ts';
+export type { TaskAttempt, TaskOutput, TaskResult, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
+export type { ImageUpload, VideoUpload } from './schemas/uploads.ts';
+export type {
+  AspectRatio,
+  VideoContentPart,
+  VideoEditBody,
+  VideoEditModel,
+  VideoEditParams,
+  VideoGenerateBody,
+  VideoGenerateMessagesParams,
+  VideoGenerateModel,
+  VideoGenerateParams,
+  VideoGeneratePromptParams,
+  VideoImageReference,
+  VideoMessage,
+  VideoReference,
+  VideoResolution,
+  VideoSeconds,
+} from './schemas/videos.ts';
+export type { Images } from './resources/images.ts';
+export type { Tasks } from './resources/tasks.ts';
+export type { Uploads } from './resources/uploads.ts';
+export type { Videos } from './resources/videos.ts';
+export type { Files } from './resources/files.ts';

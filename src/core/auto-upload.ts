@@ -3,7 +3,15 @@ import { ValidationError, type ValidationIssue } from './errors.ts';
 import { isFileInput, prepareFile, type PreparedFile, type UploadRule, type Uploadable } from './files.ts';
 import { resolveReference } from './references.ts';
 
-/** A file object where a reference goes: uploaded first, then replaced by its URL or id. */
+/**
+ * A file object where a reference goes: uploaded first, then replaced by its URL or id.
+ *
+ * @example
+ * ```ts
+ * const image: FileInput = new Blob([bytes], { type: 'image/png' });
+ * await client.images.edit({ model: 'omni-image', prompt: 'make it night', image });
+ * ```
+ */
 export type FileInput = Exclude<Uploadable, string>;
 
 interface Pending {

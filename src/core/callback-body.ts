@@ -1,12 +1,26 @@
-import * as z from 'zod/mini';
-import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
+import type { TaskResult } from '../schemas/task.ts';
 import { CallbackError } from './errors.ts';
-import { toValidationIssues } from './parse.ts';
+import { loadValidation } from './validation.ts';
 
-/** What `parseCallback` reads: the raw body in any form a server hands it over. */
+/**
+ * What `parseCallback` reads: the raw body in any form a server hands it over.
+ *
+ * @example
+ * ```ts
+ * const task = await parseCallback(request);          // a fetch Request
+ * const same = await parseCallback(await request.text()); // or its text, bytes, or a parsed object
+ * ```
+ */
 export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | Record<string, unknown>;
 
-/** Options of `parseCallback`. */
+/**
+ * Options of `parseCallback`.
+ *
+ * @example
+ * ```ts
+ * const task = await parseCallback(await request.text(), { maxBytes: 64 * 1024 });
+ * ```
+ */
 export interface ParseCallbackOptions {
   /** Refuse a body larger than this many bytes (`too_large`). Default 1 MiB (1,048,576). */
   maxBytes?: number;
@@ -193,11 +207,13 @@ function toPlainData(value: unknown, max: number, countSize: boolean): unknown {
   return copy(value, 0);
 }
 
-function validate(data: unknown): TaskResult {
+// Async only to load zod at the first validation (src/core/validation.ts).
+async function validate(data: unknown): Promise<TaskResult> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);
   }
-  const result = z.safeParse(TaskResultSchema, data);
+  const { safeParse, TaskResultSchema, toValidationIssues } = await loadValidation();
+  const result = safeParse(TaskResultSchema, data);
   if (!result.success) {
     const problems = toValidationIssues(result.error)
       .map((i) => `${i.path || 'body'}: ${i.message}`)

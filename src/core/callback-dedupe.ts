@@ -22,7 +22,14 @@ export interface CallbackDedupeStore {
 
 export const DEFAULT_DEDUPE_MAX_ENTRIES = 10_000;
 
-/** Keys in memory, the oldest dropped past `maxEntries`, so a long-running server stays bounded. */
+/**
+ * Keys in memory, the oldest dropped past `maxEntries`, so a long-running server stays bounded.
+ *
+ * @example
+ * ```ts
+ * const handle = client.callbacks.handler(onTask, { dedupe: new MemoryDedupeStore(50_000) });
+ * ```
+ */
 export class MemoryDedupeStore implements CallbackDedupeStore {
   readonly #keys = new Set<string>();
   readonly #max: number;

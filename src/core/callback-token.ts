@@ -1,6 +1,14 @@
 import { OmniMediaError } from './errors.ts';
 
-/** The query parameter of `callback_url` that carries the token. */
+/**
+ * The query parameter of `callback_url` that carries the token.
+ *
+ * @example
+ * ```ts
+ * const url = new URL(request.url);
+ * console.log(url.searchParams.has(CALLBACK_TOKEN_PARAM)); // true for a URL made with a callbackSecret
+ * ```
+ */
 export const CALLBACK_TOKEN_PARAM = 'omnimedia_token';
 
 // Task-independent on purpose: the callback_url is built before the task (and its id) exists.

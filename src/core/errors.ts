@@ -25,13 +25,30 @@ export class OmniMediaError extends Error {
   override name = 'OmniMediaError';
 }
 
-/** One problem found in the input: the field (dotted path) and the rule it broke. */
+/**
+ * One problem found in the input: the field (dotted path) and the rule it broke.
+ *
+ * @example
+ * ```ts
+ * catch (err) {
+ *   if (err instanceof ValidationError) for (const { path, message } of err.issues) console.log(`${path}: ${message}`);
+ * }
+ * ```
+ */
 export interface ValidationIssue {
   path: string;
   message: string;
 }
 
-/** The input broke a rule of the service. Thrown before any request is sent. */
+/**
+ * The input broke a rule of the service. Thrown before any request is sent.
+ *
+ * @example
+ * ```ts
+ * const err = await client.images.generate({ model: 'omni-image', prompt: 'a cat', size: '1000x1000' }).catch((e) => e);
+ * if (err instanceof ValidationError) console.log(err.issues); // [{ path: 'size', message: 'both sides must be multiples of 16 ...' }]
+ * ```
+ */
 export class ValidationError extends OmniMediaError {
   override name = 'ValidationError';
   readonly issues: readonly ValidationIssue[];
@@ -43,7 +60,15 @@ export class ValidationError extends OmniMediaError {
   }
 }
 
-/** Fields shared by every error that concerns an HTTP exchange with the service. */
+/**
+ * Fields shared by every error that concerns an HTTP exchange with the service.
+ *
+ * @example
+ * ```ts
+ * // What a custom fetch wrapper or a test double can build an error from:
+ * const error = new APIError('the service said no', { status: 418, body: { error: 'teapot' }, requestId: 'req_1' });
+ * ```
+ */
 export interface APIErrorInit {
   status?: number | undefined;
   /** The response body, parsed as JSON when it is JSON, else the raw text. */
@@ -58,6 +83,15 @@ export interface APIErrorInit {
  * The service answered with an error status, or could not be reached. `status` is
  * `undefined` when no response came back (connection errors, timeouts, and the local
  * missing-key check).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.images.generate({ model: 'omni-image', prompt: 'a cat' });
+ * } catch (err) {
+ *   if (err instanceof APIError) console.log(err.status, err.requestId, err.body);
+ * }
+ * ```
  */
 export class APIError extends OmniMediaError {
   override name = 'APIError';
@@ -77,28 +111,70 @@ export class APIError extends OmniMediaError {
   }
 }
 
-/** 400: the service rejected the parameters. */
+/**
+ * 400: the service rejected the parameters.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof BadRequestError) console.log('rejected:', err.body);
+ * ```
+ */
 export class BadRequestError extends APIError {
   override name = 'BadRequestError';
 }
-/** 401: the key is missing, invalid or expired. Also thrown locally when a call that needs a key has none. */
+/**
+ * 401: the key is missing, invalid or expired. Also thrown locally when a call that needs a key has none.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof AuthenticationError) console.log('check OMNIMEDIA_API_KEY');
+ * ```
+ */
 export class AuthenticationError extends APIError {
   override name = 'AuthenticationError';
 }
-/** 402: the account balance does not cover the task. */
+/**
+ * 402: the account balance does not cover the task.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof InsufficientBalanceError) notifyBilling(err.taskId);
+ * ```
+ */
 export class InsufficientBalanceError extends APIError {
   override name = 'InsufficientBalanceError';
 }
-/** 403: the key's explicit model scope does not include this model. */
+/**
+ * 403: the key's explicit model scope does not include this model.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof PermissionDeniedError) console.log('this key may not use that model');
+ * ```
+ */
 export class PermissionDeniedError extends APIError {
   override name = 'PermissionDeniedError';
 }
-/** 404: no such task (or path). */
+/**
+ * 404: no such task (or path).
+ *
+ * @example
+ * ```ts
+ * const task = await client.tasks.retrieve(id).catch((err) => (err instanceof NotFoundError ? undefined : Promise.reject(err)));
+ * ```
+ */
 export class NotFoundError extends APIError {
   override name = 'NotFoundError';
 }
 
-/** 429: request rate or quota limit. `retryAfter` is in seconds, from the `Retry-After` header. */
+/**
+ * 429: request rate or quota limit. `retryAfter` is in seconds, from the `Retry-After` header.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof RateLimitError) await new Promise((r) => setTimeout(r, (err.retryAfter ?? 1) * 1000));
+ * ```
+ */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
   readonly retryAfter: number | undefined;
@@ -109,25 +185,66 @@ export class RateLimitError extends APIError {
   }
 }
 
-/** 5xx: the service failed. */
+/**
+ * 5xx: the service failed.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof InternalServerError) console.log('service error', err.status, err.requestId);
+ * ```
+ */
 export class InternalServerError extends APIError {
   override name = 'InternalServerError';
 }
-/** 503: no provider is available right now. A submission that got it was not accepted. */
+/**
+ * 503: no provider is available right now. A submission that got it was not accepted.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof ServiceUnavailableError) console.log('no provider now; the task was not created');
+ * ```
+ */
 export class ServiceUnavailableError extends InternalServerError {
   override name = 'ServiceUnavailableError';
 }
 
-/** The request could not be completed: DNS, refused or reset connection, offline. */
+/**
+ * The request could not be completed: DNS, refused or reset connection, offline.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof APIConnectionError) console.log('could not reach the service:', err.message);
+ * ```
+ */
 export class APIConnectionError extends APIError {
   override name = 'APIConnectionError';
 }
-/** The request took longer than the `timeout` option. */
+/**
+ * The request took longer than the `timeout` option.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ timeout: 5_000 });
+ * // ...
+ * if (err instanceof APITimeoutError) console.log('no answer within 5 s');
+ * ```
+ */
 export class APITimeoutError extends APIConnectionError {
   override name = 'APITimeoutError';
 }
 
-/** The task ended in a failure status. `task` is the last task seen. */
+/**
+ * The task ended in a failure status. `task` is the last task seen.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.videos.generate({ prompt: 'a fox' }).wait();
+ * } catch (err) {
+ *   if (err instanceof TaskFailedError) console.log(err.taskId, err.failReason, err.task.attempts);
+ * }
+ * ```
+ */
 export class TaskFailedError<Task extends { task_id: string; status: string } = {
   task_id: string;
   status: string;
@@ -154,7 +271,18 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
   }
 }
 
-/** The wait's deadline passed before the task ended. The task may still finish: wait again by id. */
+/**
+ * The wait's deadline passed before the task ended. The task may still finish: wait again by id.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.tasks.wait(id, { timeout: 60_000 });
+ * } catch (err) {
+ *   if (err instanceof WaitTimeoutError) console.log('still running:', err.lastTask);
+ * }
+ * ```
+ */
 export class WaitTimeoutError<Task = unknown> extends OmniMediaError {
   override name = 'WaitTimeoutError';
   readonly lastTask: Task | undefined;
@@ -168,7 +296,14 @@ export class WaitTimeoutError<Task = unknown> extends OmniMediaError {
   }
 }
 
-/** Why a callback delivery was rejected. */
+/**
+ * Why a callback delivery was rejected.
+ *
+ * @example
+ * ```ts
+ * if (err instanceof CallbackError && err.reason === 'too_large') return new Response(null, { status: 413 });
+ * ```
+ */
 export type CallbackErrorReason =
   | 'too_large'
   | 'invalid_body'
@@ -177,7 +312,19 @@ export type CallbackErrorReason =
   | 'unauthorized'
   | 'unknown_task';
 
-/** A callback body was not a well-formed task result, or failed verification. */
+/**
+ * A callback body was not a well-formed task result, or failed verification.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const task = await parseCallback(await request.text());
+ * } catch (err) {
+ *   if (err instanceof CallbackError) return new Response(err.reason, { status: 400 });
+ *   throw err;
+ * }
+ * ```
+ */
 export class CallbackError extends OmniMediaError {
   override name = 'CallbackError';
   readonly reason: CallbackErrorReason;

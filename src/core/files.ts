@@ -4,6 +4,12 @@ import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
 /**
  * A file on disk, by path (Node, Deno, Bun). Made by {@link fileFromPath}. Nothing is read
  * until the upload, and a retried upload opens the file again.
+ *
+ * @example
+ * ```ts
+ * const photo = fileFromPath('./photo.png');
+ * await client.images.edit({ model: 'omni-image', prompt: 'make it night', image: photo });
+ * ```
  */
 export class FileFromPath {
   /** The path as given. */
@@ -39,6 +45,13 @@ export function fileFromPath(path: string, filename?: string): FileFromPath {
  * - a web `ReadableStream`, a Node `Readable` or any async iterable of bytes: sent as it is
  *   read, size-checked on the way; one-shot, so such an upload is never retried;
  * - a fetch `Response` (e.g. `await fetch(url)`): its body is streamed through.
+ *
+ * @example
+ * ```ts
+ * await client.uploads.image('./photo.png');                  // a path (Node)
+ * await client.uploads.image(input.files[0]);                // a File from <input type="file">
+ * await client.uploads.image(new Uint8Array(await res.arrayBuffer()), { filename: 'a.png' });
+ * ```
  */
 export type Uploadable =
   | string

@@ -1,10 +1,22 @@
-import ky, { isNetworkError, isTimeoutError, type KyInstance, type Options } from 'ky';
+import type { KyInstance, Options } from 'ky';
 import { apiErrorFromResponse } from './api-error.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError } from './errors.ts';
 import { redact, type LevelledLogger } from './logger.ts';
 import { withRetries, type RetryKind } from './retry.ts';
 
-/** The `fetch` the client calls: the platform's by default, or the `fetch` option. */
+/**
+ * The `fetch` the client calls: the platform's by default, or the `fetch` option.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({
+ *   fetch: (input, init) => {
+ *     console.log('->', init?.method ?? 'GET', String(input));
+ *     return fetch(input, init);
+ *   },
+ * });
+ * ```
+ */
 export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface HttpConfig {
@@ -81,14 +93,29 @@ function fetchParts(fetchImpl: Fetch, body: BodyInit | undefined): NonNullable<O
   };
 }
 
+type KyModule = typeof import('ky');
+let kyModule: Promise<KyModule> | undefined;
+let loadedKy: KyModule | undefined;
+
+// ky is loaded at the first request, not at import: a cold `import('omnimedia')` stays cheap
+// (ky alone costs ~40 ms of module loading on Node), and a client that never sends pays nothing.
+export function loadKy(): Promise<KyModule> {
+  return (kyModule ??= import('ky').then((module) => (loadedKy = module)));
+}
+
+interface KyInstances {
+  api: KyInstance;
+  apiWithKey: KyInstance;
+  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
+  plain: KyInstance;
+}
+
 /** The one HTTP layer: ky for the exchange (its own retry off), our policy for retries. */
 export class HttpClient {
-  // Two ky instances built once, so a request passes ky only what changes per call: ky merges
-  // an instance's defaults into every call's options, and each key costs on the hot path.
-  readonly #ky: KyInstance;
-  readonly #kyWithKey: KyInstance;
-  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
-  readonly #plain: KyInstance;
+  // ky instances built once (at the first request, when ky loads), so a request passes ky only
+  // what changes per call: ky merges an instance's defaults into every call's options, and
+  // each key costs on the hot path.
+  #kys: KyInstances | undefined;
   readonly #fetch: Fetch;
   readonly #config: HttpConfig;
 
@@ -96,8 +123,14 @@ export class HttpClient {
     this.#config = config;
     // Looked up at call time, so a fetch patched after the client was made (MSW) is used.
     this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  async #loadKys(): Promise<KyInstances> {
+    const { default: ky } = await loadKy();
+    if (this.#kys) return this.#kys;
+    const config = this.#config;
     const hasDefaultHeaders = Object.keys(config.defaultHeaders).length > 0;
-    this.#ky = ky.create({
+    const api = ky.create({
       prefix: config.baseURL,
       // ky's retry would tee every upload body into memory; ours rebuilds the body instead.
       retry: 0,
@@ -106,8 +139,9 @@ export class HttpClient {
       fetch: fetchParts(this.#fetch, undefined),
       ...(hasDefaultHeaders ? { headers: config.defaultHeaders } : {}),
     });
-    this.#kyWithKey = config.apiKey ? this.#ky.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : this.#ky;
-    this.#plain = ky.create({ retry: 0, throwHttpErrors: false, timeout: config.timeout, fetch: fetchParts(this.#fetch, undefined) });
+    const apiWithKey = config.apiKey ? api.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : api;
+    const plain = ky.create({ retry: 0, throwHttpErrors: false, timeout: config.timeout, fetch: fetchParts(this.#fetch, undefined) });
+    return (this.#kys = { api, apiWithKey, plain });
   }
 
   /**
@@ -128,7 +162,8 @@ export class HttpClient {
           const init: Options = { method: 'GET' };
           if (options.timeout !== undefined) init.timeout = options.timeout;
           if (options.signal) init.signal = options.signal;
-          response = await this.#plain(url, init);
+          const kys = this.#kys ?? (await this.#loadKys());
+          response = await kys.plain(url, init);
         } catch (error) {
           throw this.#failure(error, request);
         }
@@ -193,7 +228,8 @@ export class HttpClient {
       if (built) options.redirect = 'error';
       if (request.timeout !== undefined) options.timeout = request.timeout;
       if (request.signal) options.signal = request.signal;
-      response = await (request.auth ? this.#kyWithKey : this.#ky)(request.path, options);
+      const kys = this.#kys ?? (await this.#loadKys());
+      response = await (request.auth ? kys.apiWithKey : kys.api)(request.path, options);
     } catch (error) {
       await built?.release?.();
       throw this.#failure(error, request);
@@ -227,13 +263,15 @@ export class HttpClient {
   // A request that got no response: the caller's abort passes through untouched.
   #failure(error: unknown, request: HttpRequest): unknown {
     if (request.signal?.aborted) return request.signal.reason;
-    if (isTimeoutError(error)) {
+    // Unset only when the failure came before ky loaded, so it is not one of ky's.
+    const ky = loadedKy;
+    if (ky?.isTimeoutError(error)) {
       return new APITimeoutError(`${request.what}: no response within ${request.timeout ?? this.#config.timeout} ms`, {
         cause: error,
         taskId: request.taskId,
       });
     }
-    if (isNetworkError(error) || error instanceof TypeError) {
+    if (ky?.isNetworkError(error) || error instanceof TypeError) {
       if (request.body && socketReason(error) === 'unexpected redirect') {
         return new APIConnectionError(
           `${request.what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,

@@ -1,6 +1,22 @@
+/**
+ * How much the client logs: `off`, `error`, `warn` (the default), `info` or `debug`.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ logLevel: 'debug' }); // or OMNIMEDIA_LOG=debug
+ * ```
+ */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
-/** Anything with console's four methods: `console`, pino, winston... */
+/**
+ * Anything with console's four methods: `console`, pino, winston...
+ *
+ * @example
+ * ```ts
+ * import pino from 'pino';
+ * const client = new OmniMedia({ logger: pino(), logLevel: 'info' });
+ * ```
+ */
 export interface Logger {
   error(message: string, ...args: unknown[]): void;
   warn(message: string, ...args: unknown[]): void;

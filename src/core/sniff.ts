@@ -1,4 +1,12 @@
-/** What the first bytes of a file say it is. */
+/**
+ * What the first bytes of a file say it is.
+ *
+ * @example
+ * ```ts
+ * const type = sniffMediaType(new Uint8Array(await file.slice(0, 64).arrayBuffer()));
+ * if (type) console.log(type.label, type.mediaType); // PNG image/png
+ * ```
+ */
 export interface SniffedType {
   /** The media type sent as the part's Content-Type, e.g. `image/png`. */
   mediaType: string;
@@ -17,6 +25,12 @@ const startsWith = (bytes: Uint8Array, signature: readonly number[], offset = 0)
  * The media type from the file's first bytes (not its name). Knows the accepted types (PNG,
  * JPEG, WebP; MP4, MOV, WebM) and a few common rejected ones so an error can say what was
  * found ("GIF"). `undefined` when nothing matches.
+ *
+ * @example
+ * ```ts
+ * const head = new Uint8Array(await file.slice(0, 64).arrayBuffer());
+ * sniffMediaType(head)?.label; // 'PNG', 'JPEG', 'MP4', ... or undefined
+ * ```
  */
 export function sniffMediaType(bytes: Uint8Array): SniffedType | undefined {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { mediaType: 'image/png', label: 'PNG' };

@@ -1,10 +1,20 @@
 import type * as z from 'zod/mini';
 import type { OmniMedia } from '../client.ts';
-import { parseResponse } from './parse.ts';
 import { pollTarget, waitForTask } from './poll.ts';
 import { taskPromise, type TaskPromise } from './task-promise.ts';
+import { loadValidation, type Validation } from './validation.ts';
 
-/** Per-call options of every request method. */
+/**
+ * Per-call options of every request method.
+ *
+ * @example
+ * ```ts
+ * const submission = await client.images.generate(
+ *   { model: 'omni-image', prompt: 'a lighthouse' },
+ *   { timeout: 10_000, maxRetries: 0, signal: AbortSignal.timeout(15_000) },
+ * );
+ * ```
+ */
 export interface RequestOptions {
   /** Abort the request (and any retry sleep). */
   signal?: AbortSignal;
@@ -19,10 +29,12 @@ export interface Submission<S extends z.core.$ZodType> {
   what: string;
   /**
    * Validates the params and builds the JSON body (uploading any file objects first, under the
-   * call's signal); throws `ValidationError` before any request.
+   * call's signal); throws `ValidationError` before any request. `validation` is the lazily
+   * loaded schemas and parse helpers (src/core/validation.ts).
    */
-  body: (options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  schema: S;
+  body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Picks the response's schema from the (lazily loaded) validation module. */
+  schema: (validation: Validation) => S;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
   /**
@@ -44,7 +56,8 @@ export function submitTask<S extends z.core.$ZodType>(
   let submittedAt = 0;
   let fallbackKey: string | undefined;
   const sent = (async () => {
-    let json = await submission.body(options);
+    const validation = await loadValidation();
+    let json = await submission.body(options, validation);
     // The one place every submission passes: each callback_url gets the client's token here.
     if (client.callbackTokens && typeof json.callback_url === 'string') {
       json = { ...json, callback_url: await client.callbackTokens.addTo(json.callback_url) };
@@ -62,7 +75,7 @@ export function submitTask<S extends z.core.$ZodType>(
       timeout: options.timeout,
       maxRetries: options.maxRetries,
     });
-    return parseResponse(submission.schema, body, submission.what) as z.output<S> & { task_id: string };
+    return validation.parseResponse(submission.schema(validation), body, submission.what) as z.output<S> & { task_id: string };
   })();
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;

@@ -1,6 +1,16 @@
 import type { TaskResult } from '../schemas/task.ts';
 
-/** Options of `.wait()`, `client.tasks.wait()` and `client.tasks.watch()`. See the README, "Waiting for results". */
+/**
+ * Options of `.wait()`, `client.tasks.wait()` and `client.tasks.watch()`. See the README, "Waiting for results".
+ *
+ * @example
+ * ```ts
+ * const task = await client.videos.generate({ prompt: 'a fox' }).wait({
+ *   timeout: 20 * 60_000,
+ *   onProgress: (t, { elapsedMs }) => console.log(t.status, Math.round(elapsedMs / 1000), 's'),
+ * });
+ * ```
+ */
 export interface WaitOptions {
   /**
    * Deadline for the whole wait in ms, from when it starts; then `WaitTimeoutError`. Default:
@@ -28,6 +38,13 @@ export interface WaitOptions {
  * The submission, as a Promise, with `.wait()` to poll the task to its end:
  * `await client.images.generate(p)` gives the submission (`task_id`, `status`),
  * `await client.images.generate(p).wait()` gives the finished task.
+ *
+ * @example
+ * ```ts
+ * const pending = client.images.generate({ model: 'omni-image', prompt: 'a lighthouse' });
+ * const { task_id } = await pending;   // the submission
+ * const done = await pending.wait();   // the finished task (the same submission, not a second one)
+ * ```
  */
 export type TaskPromise<Submission> = Promise<Submission> & {
   /** Poll the submitted task until it completes. Rejects with `TaskFailedError` if it fails. */

@@ -1,7 +1,14 @@
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { PreparedFile } from './files.ts';
 
-/** What the upload cache keeps: the record an upload returned. */
+/**
+ * What the upload cache keeps: the record an upload returned.
+ *
+ * @example
+ * ```ts
+ * const store: UploadCacheStore = { get: (key) => saved.get(key), set: (key, record: CachedUpload) => void saved.set(key, record), delete: (key) => void saved.delete(key) };
+ * ```
+ */
 export type CachedUpload = ImageUpload | VideoUpload;
 
 /**
@@ -26,7 +33,14 @@ export interface UploadCacheStore {
   delete(key: string): void | Promise<void>;
 }
 
-/** Options of the client's `uploadCache`. */
+/**
+ * Options of the client's `uploadCache`.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ uploadCache: { maxEntries: 1000 } });
+ * ```
+ */
 export interface UploadCacheOptions {
   /** Default: an in-memory store of up to `maxEntries` records. */
   store?: UploadCacheStore;
@@ -45,7 +59,14 @@ const DEFAULT_MAX_ENTRIES = 500;
 // Files are hashed a chunk at a time so that hashing never holds more than this in memory.
 const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
 
-/** The default store: a bounded map, least recently used out first. */
+/**
+ * The default store: a bounded map, least recently used out first.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ uploadCache: { store: new MemoryUploadCacheStore(100) } });
+ * ```
+ */
 export class MemoryUploadCacheStore implements UploadCacheStore {
   readonly #entries = new Map<string, { record: CachedUpload; until: number }>();
   readonly #max: number;
@@ -109,6 +130,13 @@ export async function uploadCacheKey(file: PreparedFile & { source: { replayable
  * Reuse of uploads: the spec keeps an upload 24 hours and says one image needs uploading
  * once. The same bytes uploaded again while the earlier record has more than `margin` left
  * give back that record; uploads of the same bytes at the same time share one request.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ uploadCache: {} });
+ * const a = await client.uploads.image('./logo.png');
+ * const b = await client.uploads.image('./logo.png'); // same bytes: the first record, no second upload
+ * ```
  */
 export class UploadCache {
   readonly store: UploadCacheStore;

@@ -4,10 +4,26 @@ import { CallbackError, NotFoundError, ValidationError, type CallbackErrorReason
 import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
-/** Called once per accepted delivery, with the service's own version of the task when verified. */
+/**
+ * Called once per accepted delivery, with the service's own version of the task when verified.
+ *
+ * @example
+ * ```ts
+ * const onTask: CallbackTaskHandler = async (task) => {
+ *   await db.tasks.update(task.task_id, { status: task.status, url: task.data?.[0]?.url });
+ * };
+ * ```
+ */
 export type CallbackTaskHandler = (task: TaskResult) => unknown;
 
-/** Options of `callbacks.handler()` and `callbacks.nodeHandler()`. */
+/**
+ * Options of `callbacks.handler()` and `callbacks.nodeHandler()`.
+ *
+ * @example
+ * ```ts
+ * const handle = client.callbacks.handler(onTask, { verify: true, dedupe: true });
+ * ```
+ */
 export interface CallbackHandlerOptions {
   /**
    * Re-read the task from the service (`GET /v1/tasks/{id}`, no key needed) and hand
@@ -29,6 +45,13 @@ export interface CallbackHandlerOptions {
  * The request a Node-style handler reads, typed by shape so no Node types leak: Node's
  * `IncomingMessage`, Express's and Fastify's requests all fit. When a body parser already
  * ran, `body` (an object, string or bytes) is used; otherwise the stream is read.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * const app = express();
+ * app.post('/omnimedia/callback', express.json(), client.callbacks.nodeHandler(onTask));
+ * ```
  */
 export interface NodeCallbackRequest {
   method?: string | undefined;
@@ -43,7 +66,15 @@ export interface NodeCallbackRequest {
   raw?: NodeCallbackRequest | undefined;
 }
 
-/** The response a Node-style handler writes: Node's `ServerResponse`, Express's `res`, or Fastify's `reply`. */
+/**
+ * The response a Node-style handler writes: Node's `ServerResponse`, Express's `res`, or Fastify's `reply`.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * createServer(client.callbacks.nodeHandler(onTask)).listen(8080);
+ * ```
+ */
 export interface NodeCallbackResponse {
   statusCode?: number;
   setHeader?(name: string, value: string): unknown;
@@ -74,7 +105,17 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Completion callbacks: parse, verify, and ready handlers for fetch-style and Node servers. */
+/**
+ * Completion callbacks: parse, verify, and ready handlers for fetch-style and Node servers.
+ *
+ * @example
+ * ```ts
+ * const handle = client.callbacks.handler(async (task) => {
+ *   if (task.status === 'completed') await save(task);
+ * });
+ * Bun.serve({ fetch: handle }); // or Deno.serve(handle), Hono, a Next.js route...
+ * ```
+ */
 export class Callbacks extends APIResource {
   /**
    * Parse a callback body (string, bytes, parsed object or `Request`); see `parseCallback`.

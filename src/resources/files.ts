@@ -5,6 +5,12 @@ import { APIResource } from './resource.ts';
 /**
  * A Node `Writable` (`fs.createWriteStream(...)`, `process.stdout`, an HTTP response),
  * described by shape so that browser projects need no Node types.
+ *
+ * @example
+ * ```ts
+ * import { createWriteStream } from 'node:fs';
+ * await client.files.download(task, { to: () => createWriteStream('./out.png') });
+ * ```
  */
 export interface NodeWritableLike {
   write(chunk: Uint8Array): unknown;
@@ -12,22 +18,53 @@ export interface NodeWritableLike {
   on(event: string, listener: (...args: never[]) => void): unknown;
 }
 
-/** Where a download goes: a file path (Node), a web `WritableStream`, or a Node `Writable`. */
+/**
+ * Where a download goes: a file path (Node), a web `WritableStream`, or a Node `Writable`.
+ *
+ * @example
+ * ```ts
+ * await client.files.download(url, { to: './result.png' });            // a path (Node)
+ * await client.files.download(url, { to: await fileHandle.createWritable() }); // a web WritableStream
+ * ```
+ */
 export type DownloadTarget = string | WritableStream<Uint8Array> | NodeWritableLike;
 
-/** A task with results, as `tasks.retrieve`/`.wait()` return it. */
+/**
+ * A task with results, as `tasks.retrieve`/`.wait()` return it.
+ *
+ * @example
+ * ```ts
+ * const task: TaskWithOutputs = await client.tasks.wait(id);
+ * await client.files.download(task, { to: './results/' });
+ * ```
+ */
 export interface TaskWithOutputs {
   task_id?: string | undefined;
   status?: string | undefined;
   data?: readonly { url: string }[] | null | undefined;
 }
 
-/** Progress of one file; for a task, `index` is its place in `data`. */
+/**
+ * Progress of one file; for a task, `index` is its place in `data`.
+ *
+ * @example
+ * ```ts
+ * await client.files.download(task, { to: './out/', onProgress: ({ index, loaded, total }) => console.log(index, loaded, total) });
+ * ```
+ */
 export interface DownloadProgress extends TransferProgress {
   url: string;
   index: number;
 }
 
+/**
+ * Options of `client.files.download`.
+ *
+ * @example
+ * ```ts
+ * const blob = await client.files.download(url, { timeout: 120_000, signal: AbortSignal.timeout(300_000) });
+ * ```
+ */
 export interface DownloadOptions {
   /** Called as bytes arrive; `total` from Content-Length, `undefined` without it. */
   onProgress?: (progress: DownloadProgress) => void;
@@ -39,7 +76,15 @@ export interface DownloadOptions {
   maxRetries?: number;
 }
 
-/** For a task: a directory to write every output into, or a target per output. */
+/**
+ * For a task: a directory to write every output into, or a target per output.
+ *
+ * @example
+ * ```ts
+ * await client.files.download(task, { to: './results/' });
+ * await client.files.download(task, { to: ({ index }) => `./frame-${index}.png` });
+ * ```
+ */
 export type TaskDownloadTarget = string | ((output: { url: string; index: number; taskId: string | undefined }) => DownloadTarget);
 
 // Specifiers in variables so browser bundlers leave the Node-only branch alone.
@@ -100,7 +145,15 @@ function counted(body: ReadableStream<Uint8Array>, total: number | undefined, re
   );
 }
 
-/** Downloads of result files (`data[].url`). */
+/**
+ * Downloads of result files (`data[].url`).
+ *
+ * @example
+ * ```ts
+ * const task = await client.images.generate({ model: 'omni-image', prompt: 'a lighthouse' }).wait();
+ * const paths = await client.files.download(task, { to: './results/' });
+ * ```
+ */
 export class Files extends APIResource {
   /**
    * Download a result file, or every output of a task. Streamed, never buffered, when written

@@ -1,18 +1,11 @@
 import type { ValidationIssue } from '../core/errors.ts';
-import { parseInput } from '../core/parse.ts';
 import { DEFAULT_IMAGE_TIMEOUT_MS } from '../core/poll.ts';
 import { AutoUploads } from '../core/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE } from '../core/files.ts';
 import { submitTask, type RequestOptions } from '../core/submit.ts';
 import type { TaskPromise } from '../core/task-promise.ts';
-import {
-  ImageEditBodySchema,
-  ImageGenerateParamsSchema,
-  type ImageEditParams,
-  type ImageGenerateParams,
-  type ImageReference,
-} from '../schemas/images.ts';
-import { TaskSubmissionSchema, type TaskSubmission } from '../schemas/task.ts';
+import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
+import type { TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
 // Image tasks have no normalized_model: their kind, for learning durations, is what was asked.
@@ -20,7 +13,15 @@ function imageDurationKey(operation: string, body: Record<string, unknown>): str
   return `${operation}:${String(body.model)}:${String(body.size ?? 'auto')}:n${String(body.n ?? 1)}:${String(body.quality ?? 'auto')}`;
 }
 
-/** `POST /v1/images/generations` and `POST /v1/images/edits`. */
+/**
+ * `POST /v1/images/generations` and `POST /v1/images/edits`.
+ *
+ * @example
+ * ```ts
+ * const task = await client.images.generate({ model: 'omni-image', prompt: 'a lighthouse at dawn' }).wait();
+ * const edited = await client.images.edit({ model: 'omni-image', prompt: 'make it night', image: upload }).wait();
+ * ```
+ */
 export class Images extends APIResource {
   /**
    * Submit an image generation task. Await it for the submission, or `.wait()` for the result.
@@ -39,10 +40,10 @@ export class Images extends APIResource {
       {
         path: 'v1/images/generations',
         what: 'images.generate',
-        schema: TaskSubmissionSchema,
+        schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
-        body: () => parseInput(ImageGenerateParamsSchema, params, 'images.generate params'),
+        body: (_options, v) => v.parseInput(v.ImageGenerateParamsSchema, params, 'images.generate params'),
       },
       options,
     );
@@ -66,10 +67,10 @@ export class Images extends APIResource {
       {
         path: 'v1/images/edits',
         what: 'images.edit',
-        schema: TaskSubmissionSchema,
+        schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
-        body: (requestOptions) => {
+        body: (requestOptions, v) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const url = (ref: ImageReference, path: string) => uploads.reference(ref, 'url', path, IMAGE_UPLOAD_RULE);
@@ -80,7 +81,7 @@ export class Images extends APIResource {
             ...(mask !== undefined ? { mask: url(mask, 'mask') } : {}),
           };
           return uploads.settle(this.client, requestOptions.signal, () =>
-            parseInput(ImageEditBodySchema, body, 'images.edit params', issues),
+            v.parseInput(v.ImageEditBodySchema, body, 'images.edit params', issues),
           );
         },
       },

@@ -1,19 +1,36 @@
 import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../core/poll.ts';
-import { parseInput, parseResponse } from '../core/parse.ts';
+import { ValidationError } from '../core/errors.ts';
 import type { WaitOptions } from '../core/task-promise.ts';
-import { mustBe } from '../schemas/fields.ts';
-import { TaskResultSchema, type TaskResult } from '../schemas/task.ts';
+import { loadValidation } from '../core/validation.ts';
+import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
-import * as z from 'zod/mini';
 
+// Checked without zod (which loads with the first response), so a wait starts its schedule
+// at once. Same issues as the zod rule it replaces: path '', "is required" / "must be ...".
 // "." and ".." survive encodeURIComponent and URL resolution would drop them from the path,
 // sending the query to another endpoint.
-const taskIdSchema = z.string(mustBe('a task id string')).check(
-  z.minLength(1, 'must not be empty'),
-  z.refine((id) => id !== '.' && id !== '..', 'must not be "." or ".."'),
-);
+function checkTaskId(taskId: unknown, context: string): void {
+  const message =
+    taskId === undefined
+      ? 'is required'
+      : typeof taskId !== 'string'
+        ? 'must be a task id string'
+        : taskId.length === 0
+          ? 'must not be empty'
+          : taskId === '.' || taskId === '..'
+            ? 'must not be "." or ".."'
+            : undefined;
+  if (message) throw new ValidationError([{ path: '', message }], context);
+}
 
-/** Options of `tasks.retrieve`. */
+/**
+ * Options of `tasks.retrieve`.
+ *
+ * @example
+ * ```ts
+ * const task = await client.tasks.retrieve('task_123', { timeout: 5_000, maxRetries: 1 });
+ * ```
+ */
 export interface RetrieveOptions {
   signal?: AbortSignal;
   /** Per-request timeout in ms. */
@@ -22,7 +39,15 @@ export interface RetrieveOptions {
   maxRetries?: number;
 }
 
-/** `GET /v1/tasks/{id}`, and waiting on it. Needs no API key. */
+/**
+ * `GET /v1/tasks/{id}`, and waiting on it. Needs no API key.
+ *
+ * @example
+ * ```ts
+ * const keyless = new OmniMedia({ baseURL: 'https://media.example.com' });
+ * const task = await keyless.tasks.wait('task_123');
+ * ```
+ */
 export class Tasks extends APIResource {
   /**
    * Read a task. Needs no API key (the endpoint is public), so a keyless client can poll.
@@ -34,7 +59,7 @@ export class Tasks extends APIResource {
    * ```
    */
   async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
-    parseInput(taskIdSchema, taskId, 'tasks.retrieve task id');
+    checkTaskId(taskId, 'tasks.retrieve task id');
     const body = await this.client.http.request({
       method: 'GET',
       path: `v1/tasks/${encodeURIComponent(taskId)}`,
@@ -46,6 +71,7 @@ export class Tasks extends APIResource {
       timeout: options.timeout,
       maxRetries: options.maxRetries,
     });
+    const { parseResponse, TaskResultSchema } = await loadValidation();
     return parseResponse(TaskResultSchema, body, `tasks.retrieve(${taskId})`, taskId);
   }
 
@@ -61,7 +87,7 @@ export class Tasks extends APIResource {
    * ```
    */
   async wait(taskId: string, options?: WaitOptions): Promise<TaskResult> {
-    parseInput(taskIdSchema, taskId, 'tasks.wait task id');
+    checkTaskId(taskId, 'tasks.wait task id');
     return waitForTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
   }
 
@@ -79,7 +105,7 @@ export class Tasks extends APIResource {
    * ```
    */
   async *watch(taskId: string, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
-    parseInput(taskIdSchema, taskId, 'tasks.watch task id');
+    checkTaskId(taskId, 'tasks.watch task id');
     yield* watchTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
   }
 }

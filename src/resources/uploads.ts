@@ -1,13 +1,20 @@
 import type { ValidationError } from '../core/errors.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../core/files.ts';
-import { parseResponse } from '../core/parse.ts';
 import type { RequestOptions } from '../core/submit.ts';
 import { uploadCacheKey } from '../core/upload-cache.ts';
 import { attemptBody, multipartFraming, type Framing, type TransferProgress } from '../core/upload-body.ts';
-import { ImageUploadSchema, VideoUploadSchema, type ImageUpload, type VideoUpload } from '../schemas/uploads.ts';
+import { loadValidation } from '../core/validation.ts';
+import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import { APIResource } from './resource.ts';
 
-/** Options of `uploads.image` and `uploads.video`. */
+/**
+ * Options of `uploads.image` and `uploads.video`.
+ *
+ * @example
+ * ```ts
+ * const upload = await client.uploads.image(bytes, { filename: 'cover.png', timeout: 120_000 });
+ * ```
+ */
 export interface UploadOptions extends RequestOptions {
   /** The name sent with the file; default: the path's or `File`'s name, else `upload.<ext>`. */
   filename?: string;
@@ -16,9 +23,17 @@ export interface UploadOptions extends RequestOptions {
 }
 
 const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as const;
-const SCHEMA = { image: ImageUploadSchema, video: VideoUploadSchema } as const;
 
-/** `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed. */
+/**
+ * `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed.
+ *
+ * @example
+ * ```ts
+ * const image = await client.uploads.image('./photo.png');
+ * const video = await client.uploads.video('./clip.mp4');
+ * console.log(image.url, video.upload_id);
+ * ```
+ */
 export class Uploads extends APIResource {
   /**
    * Upload a reference image (PNG, JPEG or WebP, at most 25 MiB). The type is read from the
@@ -93,7 +108,8 @@ export class Uploads extends APIResource {
         // A one-shot stream is spent by the first attempt: it cannot be sent again.
         maxRetries: file.source.replayable ? options.maxRetries : 0,
       });
-      const record = parseResponse(SCHEMA[rule.kind], body, what);
+      const v = await loadValidation();
+      const record = v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what);
       if (!counted) {
         const size = file.source.size ?? Number(record.bytes ?? 0);
         options.onProgress?.({ loaded: size, total: size });

@@ -1,26 +1,14 @@
 import type { ValidationIssue } from '../core/errors.ts';
-import { parseInput, toValidationIssues } from '../core/parse.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS } from '../core/poll.ts';
 import { AutoUploads } from '../core/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../core/files.ts';
 import { submitTask, type RequestOptions } from '../core/submit.ts';
 import type { TaskPromise } from '../core/task-promise.ts';
-import { VideoTaskSubmissionSchema, type VideoTaskSubmission } from '../schemas/task.ts';
-import {
-  IMAGE_TO_VIDEO_MODEL,
-  MAX_REFERENCE_IMAGES,
-  TEXT_TO_VIDEO_MODEL,
-  VIDEO_EDIT_MODEL,
-  VideoEditBodySchema,
-  VideoGenerateBodySchema,
-  videoPromptSchema,
-  type VideoEditParams,
-  type VideoGenerateParams,
-  type VideoImageReference,
-  type VideoMessage,
-} from '../schemas/videos.ts';
+import type { Validation } from '../core/validation.ts';
+import { IMAGE_TO_VIDEO_MODEL, MAX_REFERENCE_IMAGES, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL } from '../schemas/constants.ts';
+import type { VideoTaskSubmission } from '../schemas/task.ts';
+import type { VideoEditParams, VideoGenerateParams, VideoImageReference, VideoMessage } from '../schemas/videos.ts';
 import { APIResource } from './resource.ts';
-import * as z from 'zod/mini';
 
 /** The spec's message shape: image parts first, then the text. */
 function messagesFrom(prompt: string, imageUrls: readonly string[]): VideoMessage[] {
@@ -37,16 +25,16 @@ function messagesFrom(prompt: string, imageUrls: readonly string[]): VideoMessag
 }
 
 /** Check the `{prompt}` form's prompt, collecting issues instead of throwing. */
-function checkPrompt(prompt: unknown, issues: ValidationIssue[]): string {
-  const result = z.safeParse(videoPromptSchema, prompt);
-  if (!result.success) issues.push(...toValidationIssues(result.error, 'prompt'));
+function checkPrompt(v: Validation, prompt: unknown, issues: ValidationIssue[]): string {
+  const result = v.safeParse(v.videoPromptSchema, prompt);
+  if (!result.success) issues.push(...v.toValidationIssues(result.error, 'prompt'));
   return prompt as string;
 }
 
 /** The prompt when valid; else its issues are recorded and a placeholder keeps the body well-formed. */
-function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string {
+function promptOrPlaceholder(v: Validation, prompt: unknown, issues: ValidationIssue[]): string {
   const before = issues.length;
-  const text = checkPrompt(prompt, issues);
+  const text = checkPrompt(v, prompt, issues);
   return issues.length === before ? text : '-';
 }
 
@@ -56,7 +44,15 @@ function videoDurationKey(operation: string, body: Record<string, unknown>): str
   return `${operation}:${String(body.model)}:${String(body.resolution ?? '720p')}:${seconds}`;
 }
 
-/** `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202). */
+/**
+ * `POST /v1/video/generate` and `POST /v1/video/edits` (both answer 202).
+ *
+ * @example
+ * ```ts
+ * const video = await client.videos.generate({ prompt: 'a paper boat on a river', seconds: 8 }).wait();
+ * const edited = await client.videos.edit({ prompt: 'make it snow', input_video: source }).wait();
+ * ```
+ */
 export class Videos extends APIResource {
   /**
    * Submit a text-to-video or image-to-video task. Give `prompt` (and up to 3 `images`) and
@@ -77,10 +73,10 @@ export class Videos extends APIResource {
       {
         path: 'v1/video/generate',
         what: 'videos.generate',
-        schema: VideoTaskSubmissionSchema,
+        schema: (v) => v.VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_generation', body),
-        body: (requestOptions) => {
+        body: (requestOptions, v) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
@@ -89,9 +85,9 @@ export class Videos extends APIResource {
           if (messages !== undefined) {
             if (prompt !== undefined || images !== undefined)
               issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
-            return parseInput(VideoGenerateBodySchema, { ...rest, model, messages }, 'videos.generate params', issues);
+            return v.parseInput(v.VideoGenerateBodySchema, { ...rest, model, messages }, 'videos.generate params', issues);
           }
-          const text = checkPrompt(prompt, issues);
+          const text = checkPrompt(v, prompt, issues);
           let urls: string[] = [];
           if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
           else if (images) {
@@ -116,7 +112,7 @@ export class Videos extends APIResource {
           const messagesOk = issues.length === 0;
           const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
           return uploads.settle(this.client, requestOptions.signal, () =>
-            parseInput(VideoGenerateBodySchema, body, 'videos.generate params', issues),
+            v.parseInput(v.VideoGenerateBodySchema, body, 'videos.generate params', issues),
           );
         },
       },
@@ -141,10 +137,10 @@ export class Videos extends APIResource {
       {
         path: 'v1/video/edits',
         what: 'videos.edit',
-        schema: VideoTaskSubmissionSchema,
+        schema: (v) => v.VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
-        body: (requestOptions) => {
+        body: (requestOptions, v) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
@@ -155,11 +151,11 @@ export class Videos extends APIResource {
           const body = {
             ...rest,
             model: model ?? VIDEO_EDIT_MODEL,
-            messages: messages ?? messagesFrom(promptOrPlaceholder(prompt, issues), []),
+            messages: messages ?? messagesFrom(promptOrPlaceholder(v, prompt, issues), []),
             ...(uploadId !== undefined ? { input_video: { upload_id: uploadId } } : {}),
           };
           return uploads.settle(this.client, requestOptions.signal, () =>
-            parseInput(VideoEditBodySchema, body, 'videos.edit params', issues),
+            v.parseInput(v.VideoEditBodySchema, body, 'videos.edit params', issues),
           );
         },
       },

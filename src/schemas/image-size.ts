@@ -1,4 +1,12 @@
-/** `auto` or `WIDTHxHEIGHT`. The service's rules are checked by {@link imageSizeProblem}. */
+/**
+ * `auto` or `WIDTHxHEIGHT`. The service's rules are checked by {@link imageSizeProblem}.
+ *
+ * @example
+ * ```ts
+ * const size: ImageSize = '1536x1024';
+ * if (imageSizeProblem(size)) throw new Error(imageSizeProblem(size));
+ * ```
+ */
 export type ImageSize = 'auto' | `${number}x${number}`;
 
 const MAX_SIDE = 3840;
@@ -9,6 +17,12 @@ const MAX_PIXELS = 8_294_400;
 /**
  * The rule a `size` breaks, or `undefined` when the service accepts it: both sides multiples
  * of 16, the longer side at most 3840, aspect ratio at most 3:1, 655,360 to 8,294,400 pixels.
+ *
+ * @example
+ * ```ts
+ * imageSizeProblem('1024x1024'); // undefined: accepted
+ * imageSizeProblem('1000x1000'); // 'both sides must be multiples of 16 (got 1000x1000)'
+ * ```
  */
 export function imageSizeProblem(size: string): string | undefined {
   if (size === 'auto') return undefined;

@@ -7,15 +7,32 @@ import {
   mustBe,
   promptSchema,
 } from './fields.ts';
+import { IMAGE_QUALITIES } from './constants.ts';
 import { imageSizeProblem, type ImageSize } from './image-size.ts';
 import type { FileInput } from '../core/auto-upload.ts';
 
 export type { ImageSize } from './image-size.ts';
 
-export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
+export { IMAGE_QUALITIES } from './constants.ts';
+/**
+ * The `quality` of an image request: `low`, `medium`, `high` or `auto` (the default).
+ *
+ * @example
+ * ```ts
+ * const quality: ImageQuality = 'high';
+ * ```
+ */
 export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
 
-/** Fields shared by image generation and image editing. */
+/**
+ * Fields shared by image generation and image editing.
+ *
+ * @example
+ * ```ts
+ * const options: ImageOptions = { size: '1536x1024', n: 2, quality: 'high' };
+ * await client.images.generate({ model: 'omni-image', prompt: 'a lighthouse', ...options });
+ * ```
+ */
 export interface ImageOptions {
   /** `auto` (the default) or `WIDTHxHEIGHT`: sides multiples of 16, longer side ≤ 3840, ratio ≤ 3:1, 655,360–8,294,400 px. */
   size?: ImageSize;
@@ -27,7 +44,15 @@ export interface ImageOptions {
   callback_url?: string;
 }
 
-/** Parameters of `client.images.generate`. */
+/**
+ * Parameters of `client.images.generate`.
+ *
+ * @example
+ * ```ts
+ * const params: ImageGenerateParams = { model: 'omni-image', prompt: 'a lighthouse at dawn', size: '1024x1024' };
+ * const task = await client.images.generate(params).wait();
+ * ```
+ */
 export interface ImageGenerateParams extends ImageOptions {
   model: string;
   /** At most 4,000 characters (code points). */
@@ -46,6 +71,7 @@ const nSchema = z.int(mustBe('an integer from 1 to 4')).check(
   z.lte(4, 'must be an integer from 1 to 4'),
 );
 
+/** @internal The fields both image schemas share. */
 export const imageOptionsShape = {
   size: z.optional(sizeSchema),
   n: z.optional(nSchema),
@@ -53,14 +79,32 @@ export const imageOptionsShape = {
   callback_url: z.optional(callbackUrlSchema),
 };
 
-/** The JSON body of `POST /v1/images/generations`. Unknown fields pass through. */
+/**
+ * The JSON body of `POST /v1/images/generations`. Unknown fields pass through.
+ *
+ * @example
+ * ```ts
+ * import * as z from 'zod/mini';
+ * import { ImageGenerateParamsSchema } from 'omnimedia/schemas';
+ * const checked = z.safeParse(ImageGenerateParamsSchema, await request.json());
+ * ```
+ */
 export const ImageGenerateParamsSchema = z.looseObject({
   model: modelSchema,
   prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
   ...imageOptionsShape,
 });
 
-/** The JSON body of `POST /v1/images/edits`, once every image is an uploaded URL. */
+/**
+ * The JSON body of `POST /v1/images/edits`, once every image is an uploaded URL.
+ *
+ * @example
+ * ```ts
+ * import * as z from 'zod/mini';
+ * import { ImageEditBodySchema } from 'omnimedia/schemas';
+ * const result = z.safeParse(ImageEditBodySchema, { model: 'omni-image', prompt: 'night', image: uploadUrl });
+ * ```
+ */
 export const ImageEditBodySchema = z.looseObject({
   model: modelSchema,
   prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
@@ -76,16 +120,39 @@ export const ImageEditBodySchema = z.looseObject({
   mask: z.optional(z.string(mustBe('an uploaded image URL')).check(z.minLength(1, 'must not be empty'))),
   ...imageOptionsShape,
 });
+/**
+ * The JSON body `images.edit` sends, once every image is an uploaded URL.
+ *
+ * @example
+ * ```ts
+ * const body: ImageEditBody = { model: 'omni-image', prompt: 'make it night', image: [upload.url] };
+ * ```
+ */
 export type ImageEditBody = z.infer<typeof ImageEditBodySchema>;
 
 /**
  * An image for an edit: an upload URL, the record `uploads.image` returned, or a file object
  * (`fileFromPath(...)`, `Blob`/`File`, bytes, a stream, a `Response`) that is uploaded first.
  * A string is always a URL, never a path: use `fileFromPath` for a file on disk.
+ *
+ * @example
+ * ```ts
+ * const upload = await client.uploads.image('./photo.png');
+ * const refs: ImageReference[] = [upload, 'https://files.example.com/u/abc.png'];
+ * ```
  */
 export type ImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
 
-/** Parameters of `client.images.edit`. */
+/**
+ * Parameters of `client.images.edit`.
+ *
+ * @example
+ * ```ts
+ * const photo = await client.uploads.image('./photo.png');
+ * const params: ImageEditParams = { model: 'omni-image', prompt: 'make it night', image: photo };
+ * const task = await client.images.edit(params).wait();
+ * ```
+ */
 export interface ImageEditParams extends ImageOptions {
   model: string;
   /** The editing instruction; at most 4,000 characters (code points). */

@@ -4,7 +4,15 @@
 // delays, so a receiver's retry handling can be tested.
 import { now, schedule } from './clock.ts';
 
-/** One attempt to deliver one callback. */
+/**
+ * One attempt to deliver one callback.
+ *
+ * @example
+ * ```ts
+ * await mock.callbacksSettled();
+ * for (const d of mock.callbackDeliveries) console.log(d.taskId, d.attempt, d.ok ? d.status : d.error);
+ * ```
+ */
 export interface CallbackDelivery {
   taskId: string;
   url: string;
@@ -20,7 +28,14 @@ export interface CallbackDelivery {
   ok: boolean;
 }
 
-/** Waits between delivery tries: 1 s, 2 s, 4 s, 8 s, 16 s (six tries in all). */
+/**
+ * Waits between delivery tries: 1 s, 2 s, 4 s, 8 s, 16 s (six tries in all).
+ *
+ * @example
+ * ```ts
+ * const mock = createMockService({ callbackRetryDelays: DEFAULT_CALLBACK_RETRY_DELAYS.slice(0, 2) }); // three tries
+ * ```
+ */
 export const DEFAULT_CALLBACK_RETRY_DELAYS: readonly number[] = [1000, 2000, 4000, 8000, 16000];
 const DELIVERY_TIMEOUT_MS = 10_000;
 

@@ -3,7 +3,7 @@
  * development. The MSW adapter lives in `omnimedia/testing/msw` so that this entry works
  * without msw installed.
  *
- * @packageDocumentation
+ * @module omnimedia/testing
  */
 export { DEFAULT_CALLBACK_RETRY_DELAYS, type CallbackDelivery } from './callbacks.ts';
 export type { EndpointGroup } from './scenario.ts';

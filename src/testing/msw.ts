@@ -12,23 +12,50 @@
  * server.listen();
  * ```
  *
- * @packageDocumentation
+ * @module omnimedia/testing/msw
  */
 import { http, type HttpHandler } from 'msw';
 import { MockService, type MockServiceOptions } from './service.ts';
 
-/** MSW handlers that send every request under `mock.baseURL` (API, uploads, results) to the mock. */
+/**
+ * MSW handlers that send every request under `mock.baseURL` (API, uploads, results) to the mock.
+ *
+ * @example
+ * ```ts
+ * const mock = createMockService();
+ * const server = setupServer(...mswHandlers(mock));
+ * ```
+ */
 export function mswHandlers(mock: MockService): HttpHandler[] {
   return [http.all(`${mock.baseURL}/*`, ({ request }) => mock.handle(request))];
 }
 
-/** A {@link MockService} with its MSW handlers ready: `setupServer(...mock.handlers)`. */
+/**
+ * A {@link MockService} with its MSW handlers ready: `setupServer(...mock.handlers)`.
+ *
+ * @example
+ * ```ts
+ * const mock: MswMockService = createMockService();
+ * server.use(...mock.handlers);
+ * ```
+ */
 export class MswMockService extends MockService {
   /** Spread into `setupServer(...)` or `setupWorker(...)`. */
   readonly handlers: HttpHandler[] = mswHandlers(this);
 }
 
-/** Like `createMockService` from `omnimedia/testing`, with `.handlers` for MSW. */
+/**
+ * Like `createMockService` from `omnimedia/testing`, with `.handlers` for MSW.
+ *
+ * @example
+ * ```ts
+ * import { setupServer } from 'msw/node';
+ * import { createMockService } from 'omnimedia/testing/msw';
+ *
+ * const mock = createMockService();
+ * const server = setupServer(...mock.handlers);
+ * ```
+ */
 export function createMockService(options: MockServiceOptions = {}): MswMockService {
   return new MswMockService(options);
 }

@@ -2,7 +2,14 @@
 // consumed in order by the requests or tasks it applies to.
 import type { MockErrorCode } from './responses.ts';
 
-/** Which endpoints an injected status applies to. */
+/**
+ * Which endpoints an injected status applies to.
+ *
+ * @example
+ * ```ts
+ * mock.unavailableNext(2, { on: ['submissions'] }); // the next two POSTs get 503; task queries do not
+ * ```
+ */
 export type EndpointGroup = 'submissions' | 'uploads' | 'tasks';
 
 /** A status the mock answers instead of doing the work. */

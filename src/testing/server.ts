@@ -3,7 +3,14 @@
 // into fetch Requests and back; it is bundled into this entry, so users install nothing more.
 import { createMockService, type MockService, type MockServiceOptions } from './service.ts';
 
-/** Options of {@link startMockServer}. */
+/**
+ * Options of {@link startMockServer}.
+ *
+ * @example
+ * ```ts
+ * const server = await startMockServer({ port: 4010, durations: { video: 2_000 } });
+ * ```
+ */
 export interface MockServerOptions extends Omit<MockServiceOptions, 'baseURL'> {
   /** Default 0: any free port (read it from `url`). */
   port?: number;
@@ -13,7 +20,17 @@ export interface MockServerOptions extends Omit<MockServiceOptions, 'baseURL'> {
   mock?: MockService;
 }
 
-/** A running mock server. */
+/**
+ * A running mock server.
+ *
+ * @example
+ * ```ts
+ * const server = await startMockServer();
+ * server.mock.failNextTask('provider_error');
+ * // ... point a client at server.url ...
+ * await server.close();
+ * ```
+ */
 export interface MockServer {
   /** The base URL to give the client, e.g. `http://127.0.0.1:4010`. */
   url: string;

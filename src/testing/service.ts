@@ -9,7 +9,15 @@ import { Scenario, type EndpointGroup } from './scenario.ts';
 import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
 
-/** How long each phase of a task takes, in ms of the mock's clock. */
+/**
+ * How long each phase of a task takes, in ms of the mock's clock.
+ *
+ * @example
+ * ```ts
+ * const durations: Partial<MockDurations> = { pending: 100, image: 500 };
+ * const mock = createMockService({ durations });
+ * ```
+ */
 export interface MockDurations {
   /** From submission to the first attempt (`pending`). Default 1,000. */
   pending: number;
@@ -23,9 +31,24 @@ export interface MockDurations {
   videoEdit: number;
 }
 
+/**
+ * The mock's phase lengths when none are given, in ms: pending 1 s, image 4 s, image edit 6 s, video and video edit 10 s.
+ *
+ * @example
+ * ```ts
+ * const mock = createMockService({ durations: { ...DEFAULT_DURATIONS, video: 1_000 } });
+ * ```
+ */
 export const DEFAULT_DURATIONS: Readonly<MockDurations> = { pending: 1000, image: 4000, imageEdit: 6000, video: 10_000, videoEdit: 10_000 };
 
-/** Options of {@link createMockService}. */
+/**
+ * Options of {@link createMockService}.
+ *
+ * @example
+ * ```ts
+ * const mock = createMockService({ apiKeys: ['sk-test'], durations: { image: 500 }, callbackRetryDelays: [] });
+ * ```
+ */
 export interface MockServiceOptions {
   /**
    * The address the mock stands for. Its path (if any) is the prefix of every route; with MSW
@@ -50,7 +73,15 @@ export interface MockServiceOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** A request the mock answered, for assertions. */
+/**
+ * A request the mock answered, for assertions.
+ *
+ * @example
+ * ```ts
+ * const posts = mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/images/generations');
+ * expect(posts).toHaveLength(1); // a submission is never sent twice
+ * ```
+ */
 export interface MockRequestRecord {
   method: string;
   /** The path below the base URL, e.g. `/v1/tasks/task_1`. */
@@ -84,6 +115,14 @@ function bearerToken(request: Request | undefined): string | undefined {
  * The whole service as a fetch handler with state. Make one with {@link createMockService};
  * plug it into MSW (`omnimedia/testing/msw`), a local server ({@link startMockServer}) or a
  * client's `fetch` option.
+ *
+ * @example
+ * ```ts
+ * const mock = createMockService();
+ * const client = new OmniMedia({ apiKey: 'test', baseURL: mock.baseURL, fetch: mock.fetch });
+ * mock.rateLimitNext(1, { retryAfter: 1 });
+ * await client.images.generate({ model: 'omni-image', prompt: 'a cat' }); // retried after the 429
+ * ```
  */
 export class MockService {
   /** The address the mock stands for, without a trailing slash. */

@@ -6,7 +6,15 @@ import { now, nowSeconds } from './clock.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { RequestProblem } from './request-problem.ts';
 
-/** How long an upload stays usable: 24 hours (spec 2.2, 2.3, 8). */
+/**
+ * How long an upload stays usable: 24 hours (spec 2.2, 2.3, 8).
+ *
+ * @example
+ * ```ts
+ * const upload = await client.uploads.image(png);
+ * upload.expires_at === upload.created_at + UPLOAD_TTL_SECONDS; // true with the mock
+ * ```
+ */
 export const UPLOAD_TTL_SECONDS = 24 * 60 * 60;
 
 export interface StoredUpload {

@@ -1,0 +1,90 @@
+// The values of the public enums, free of zod: the main entry exports them without loading
+// zod (which is loaded at the first validation, see src/core/validation.ts).
+
+/**
+ * The `quality` values of an image request.
+ *
+ * @example
+ * ```ts
+ * import { IMAGE_QUALITIES } from 'omnimedia';
+ * IMAGE_QUALITIES.includes('high'); // true
+ * ```
+ */
+export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
+
+/**
+ * The video lengths the service renders, in seconds, as the strings it takes.
+ *
+ * @example
+ * ```ts
+ * import { VIDEO_SECONDS } from 'omnimedia';
+ * const options = VIDEO_SECONDS.map(Number); // [4, 6, 8, 10]
+ * ```
+ */
+export const VIDEO_SECONDS = ['4', '6', '8', '10'] as const;
+
+/**
+ * The `resolution` values of a video request.
+ *
+ * @example
+ * ```ts
+ * import { VIDEO_RESOLUTIONS } from 'omnimedia';
+ * for (const resolution of VIDEO_RESOLUTIONS) console.log(resolution); // 720p, 1080p, 4K
+ * ```
+ */
+export const VIDEO_RESOLUTIONS = ['720p', '1080p', '4K'] as const;
+
+/**
+ * The `aspect_ratio` values of a video request.
+ *
+ * @example
+ * ```ts
+ * import { ASPECT_RATIOS } from 'omnimedia';
+ * const portrait = ASPECT_RATIOS[1]; // '9:16'
+ * ```
+ */
+export const ASPECT_RATIOS = ['16:9', '9:16'] as const;
+
+/**
+ * How many reference images a video generation may carry.
+ *
+ * @example
+ * ```ts
+ * import { MAX_REFERENCE_IMAGES } from 'omnimedia';
+ * const images = picked.slice(0, MAX_REFERENCE_IMAGES);
+ * ```
+ */
+export const MAX_REFERENCE_IMAGES = 3;
+
+/**
+ * The text-to-video model, the default of `videos.generate` without images.
+ *
+ * @example
+ * ```ts
+ * import { TEXT_TO_VIDEO_MODEL } from 'omnimedia';
+ * await client.videos.generate({ model: TEXT_TO_VIDEO_MODEL, prompt: 'a fox in the snow' });
+ * ```
+ */
+export const TEXT_TO_VIDEO_MODEL = 'omni_flash';
+
+/**
+ * The image-to-video model, the default of `videos.generate` with `images`.
+ *
+ * @example
+ * ```ts
+ * import { IMAGE_TO_VIDEO_MODEL } from 'omnimedia';
+ * await client.videos.generate({ model: IMAGE_TO_VIDEO_MODEL, prompt: 'it starts to rain', images: [upload] });
+ * ```
+ */
+export const IMAGE_TO_VIDEO_MODEL = 'omni_flash_components';
+
+/**
+ * The video editing model, the default of `videos.edit`.
+ *
+ * @example
+ * ```ts
+ * import { VIDEO_EDIT_MODEL } from 'omnimedia';
+ * await client.videos.edit({ model: VIDEO_EDIT_MODEL, prompt: 'make it snow', input_video: source });
+ * ```
+ */
+export const VIDEO_EDIT_MODEL = 'omni_flash_edit';

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Tarball tests: what users install, not our source tree. Packs the package, installs the
+# tarball into throwaway consumer projects, starts the mock service from the installed
+# `omnimedia/testing`, and runs a short real flow from every runtime we claim:
+#   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
+#   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
+#   and TypeScript consumers (strict; nodenext, bundler, and a browser project without
+#   @types/node).
+# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix]
+#   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
+# Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+NODE="$ROOT/node_modules/.bin/node"
+PATH="$ROOT/node_modules/.bin:$PATH"
+
+# The exact versions the README lists as tested. Bump them together with the README.
+NODE_VERSIONS=(22.23.3 24.21.0 26.10.0)
+NODE_OLDEST=22.0.0
+DENO_VERSION=2.9.6
+BUN_VERSION=1.4.5
+TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
+
+browser=1 denobun=1 matrix=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-browser) browser=0 ;;
+    --no-deno-bun) denobun=0 ;;
+    --no-node-matrix) matrix=0 ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/omnimedia-package.XXXXXX")"
+MOCK_PID=""
+cleanup() {
+  if [ -n "$MOCK_PID" ]; then kill "$MOCK_PID" 2>/dev/null || true; wait "$MOCK_PID" 2>/dev/null || true; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+step() { printf '\n--- %s\n' "$*"; }
+passed=0
+pass() { passed=$((passed + 1)); }
+
+step "pack"
+(cd "$ROOT" && npm pack --silent --pack-destination "$WORK" >/dev/null)
+TARBALL="$(ls "$WORK"/omnimedia-*.tgz)"
+echo "$(basename "$TARBALL"): $(tar -tzf "$TARBALL" | wc -l) files"
+
+step "install the tarball into a consumer project"
+APP="$WORK/app"
+mkdir -p "$APP"
+cp -r "$HERE/flows" "$HERE/types" "$HERE/browser" "$HERE/server.mjs" "$APP/"
+cat >"$APP/package.json" <<JSON
+{ "name": "omnimedia-consumer", "private": true, "type": "module",
+  "allowScripts": { "deno": true, "bun": true } }
+JSON
+extra=()
+[ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
+(cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "${extra[@]}" >/dev/null)
+
+if [ -z "${MOCK_URL:-}" ]; then
+  step "start the mock service from the installed omnimedia/testing"
+  (cd "$APP" && exec "$NODE" server.mjs) >"$WORK/mock.log" 2>&1 &
+  MOCK_PID=$!
+  for _ in $(seq 1 100); do
+    MOCK_URL="$(sed -n 's/^MOCK_URL=//p' "$WORK/mock.log")"
+    [ -n "$MOCK_URL" ] && break
+    kill -0 "$MOCK_PID" 2>/dev/null || { cat "$WORK/mock.log"; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$MOCK_URL" ] || { echo "mock service did not start"; cat "$WORK/mock.log"; exit 1; }
+fi
+echo "mock: $MOCK_URL"
+export OMNIMEDIA_BASE_URL="$MOCK_URL"
+
+step "Node $("$NODE" --version) (the repo's): ESM and CJS"
+(cd "$APP" && "$NODE" flows/esm.mjs && "$NODE" flows/cjs.cjs && "$NODE" flows/lazy.mjs)
+pass; pass; pass
+
+if [ "$matrix" = 1 ]; then
+  for version in "${NODE_VERSIONS[@]}"; do
+    step "Node $version: ESM and CJS"
+    (cd "$APP" && npx --yes -p "node@$version" -c 'node flows/esm.mjs && node flows/cjs.cjs')
+    pass
+  done
+  step "Node $NODE_OLDEST: require() without require(esm)"
+  (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs')
+  pass
+fi
+
+step "TypeScript $TS_VERSION consumers (strict)"
+common='"strict": true, "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": true, "noEmit": true, "skipLibCheck": false, "target": "ES2022"'
+cat >"$APP/tsconfig.nodenext.json" <<JSON
+{ "compilerOptions": { $common, "module": "nodenext", "moduleResolution": "nodenext", "lib": ["ES2023", "DOM"], "types": [] },
+  "files": ["types/consumer.ts"] }
+JSON
+cat >"$APP/tsconfig.bundler.json" <<JSON
+{ "compilerOptions": { $common, "module": "preserve", "moduleResolution": "bundler", "lib": ["ES2023", "DOM"], "types": [] },
+  "files": ["types/consumer.ts"] }
+JSON
+# A browser project: DOM lib, no @types/node anywhere (none is installed in this project).
+cat >"$APP/tsconfig.browser.json" <<JSON
+{ "compilerOptions": { $common, "module": "esnext", "moduleResolution": "bundler", "lib": ["ES2023", "DOM", "DOM.Iterable"], "types": [] },
+  "files": ["types/browser-consumer.ts"] }
+JSON
+[ -d "$APP/node_modules/@types/node" ] && { echo "@types/node leaked into the consumer"; exit 1; }
+# A CJS consumer with nodenext resolves the require condition (index.d.cts).
+mkdir -p "$APP/cts"
+sed 's/^export async function/async function/' "$APP/types/consumer.ts" >"$APP/cts/consumer.cts"
+echo 'void everything;' >>"$APP/cts/consumer.cts"
+cat >"$APP/tsconfig.cjs.json" <<JSON
+{ "compilerOptions": { $common, "module": "nodenext", "moduleResolution": "nodenext", "lib": ["ES2023", "DOM"], "types": [] },
+  "files": ["cts/consumer.cts"] }
+JSON
+for config in nodenext bundler browser cjs; do
+  (cd "$APP" && node_modules/.bin/tsc -p "tsconfig.$config.json")
+  echo "ok tsc $config"
+  pass
+done
+
+if [ "$denobun" = 1 ]; then
+  step "Deno $DENO_VERSION"
+  (cd "$APP" && node_modules/.bin/deno run --allow-env --allow-net --allow-read flows/esm.mjs)
+  pass
+  step "Bun $BUN_VERSION"
+  (cd "$APP" && node_modules/.bin/bun flows/esm.mjs)
+  pass
+fi
+
+if [ "$browser" = 1 ]; then
+  step "Chromium (headless, Debian's package)"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/page.js" --log-level=warning)
+  progress=()
+  # Upload progress is asserted once the SDK's UploadOptions offers onProgress.
+  grep -q 'onProgress' <(sed -n '/interface UploadOptions/,/^}/p' "$APP/node_modules/omnimedia/dist/index.d.ts") &&
+    progress=(--expect-progress)
+  "$NODE" "$HERE/browser/run.mjs" "$WORK/page.js" "$MOCK_URL" "${progress[@]}"
+  pass
+fi
+
+printf "\nruntimes and consumers took %ss\n" "$SECONDS"
+printf '\n%s passed, 0 failed\n' "$passed"
