@@ -21,6 +21,8 @@ NODE_OLDEST=22.0.0
 DENO_VERSION=2.9.6
 BUN_VERSION=1.4.5
 TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
+# Consumers on the newest TypeScript (the native compiler) read the same .d.ts.
+TS7_VERSION=7.0.2
 
 browser=1 denobun=1 matrix=1
 for arg in "$@"; do
@@ -59,7 +61,7 @@ cat >"$APP/package.json" <<JSON
 JSON
 extra=()
 [ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
-(cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "${extra[@]}" >/dev/null)
+(cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -116,8 +118,11 @@ cat >"$APP/tsconfig.cjs.json" <<JSON
   "files": ["cts/consumer.cts"] }
 JSON
 for config in nodenext bundler browser cjs; do
-  (cd "$APP" && node_modules/.bin/tsc -p "tsconfig.$config.json")
+  (cd "$APP" && "$NODE" node_modules/typescript/bin/tsc -p "tsconfig.$config.json")
   echo "ok tsc $config"
+  pass
+  (cd "$APP" && "$NODE" node_modules/typescript7/bin/tsc -p "tsconfig.$config.json")
+  echo "ok tsc $TS7_VERSION $config"
   pass
 done
 
