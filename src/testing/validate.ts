@@ -3,16 +3,16 @@
 // once, but what is required, what is refused and how is decided here, from the spec.
 import { countCodePoints, MAX_IMAGE_PROMPT_LENGTH } from '../schemas/fields.ts';
 import { imageSizeProblem } from '../schemas/image-size.ts';
-import { IMAGE_QUALITIES } from '../schemas/images.ts';
 import {
   ASPECT_RATIOS,
+  IMAGE_QUALITIES,
   IMAGE_TO_VIDEO_MODEL,
   MAX_REFERENCE_IMAGES,
   TEXT_TO_VIDEO_MODEL,
   VIDEO_EDIT_MODEL,
   VIDEO_RESOLUTIONS,
   VIDEO_SECONDS,
-} from '../schemas/videos.ts';
+} from '../schemas/constants.ts';
 import { RequestProblem } from './request-problem.ts';
 
 type Body = Record<string, unknown>;
