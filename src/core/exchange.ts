@@ -48,7 +48,9 @@ export class Exchange {
 
   /**
    * Start the deadline over: `timeout` ms from now (none when `undefined`). Downloads switch
-   * from the time to the headers to an idle timeout between chunks this way.
+   * from the time to the headers to an idle timeout between chunks this way. A timer rather
+   * than `AbortSignal.timeout()`: it can be restarted, and fake timers see it (the suite's
+   * retry and deadline tests run on fake time).
    */
   restartDeadline(timeout: number | undefined, timeoutError: () => unknown): void {
     if (this.#ended) return;

@@ -18,7 +18,7 @@ import { loadValidation, type Validation } from './validation.ts';
 export interface RequestOptions {
   /** Abort the request (and any retry sleep). */
   signal?: AbortSignal;
-  /** Per-request timeout in ms; overrides the client's. */
+  /** ms for each attempt's whole exchange (connection, headers and body); overrides the client's. */
   timeout?: number;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;

@@ -1,4 +1,4 @@
-import { APIConnectionError, ValidationError } from '../core/errors.ts';
+import { APIConnectionError, OmniMediaError, ValidationError } from '../core/errors.ts';
 import type { TransferProgress } from '../core/upload-body.ts';
 import { APIResource } from './resource.ts';
 
@@ -207,7 +207,13 @@ export class Files extends APIResource {
     const taskId = source.task_id;
     return Promise.all(
       urls.map((url, index) =>
-        this.#one(url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, options),
+        this.#one(url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, options).catch(
+          (error: unknown) => {
+            // A download of a task's output is about that task: its errors say which.
+            if (error instanceof OmniMediaError) error.taskId ??= taskId;
+            throw error;
+          },
+        ),
       ),
     );
   }

@@ -22,7 +22,7 @@ function checkTaskId(taskId: unknown, context: string): void {
  */
 export interface RetrieveOptions {
   signal?: AbortSignal;
-  /** Per-request timeout in ms. */
+  /** ms for each attempt's whole exchange (connection, headers and body). Default: the client's `timeout`. */
   timeout?: number;
   /** Retries of transient failures (network, 5xx, 429). Default: the client's `maxRetries`. */
   maxRetries?: number;
