@@ -100,10 +100,10 @@ describe('1. abort and deadline hold after a full GC', () => {
   it('tasks.wait: a query whose body stalls, a GC: the wait still ends at its deadline', async () => {
     server.behave(stallAfter('{"task_id":"task_1",'));
     const watched = watchedFetch();
-    const pending = client({ fetch: watched.fetch }).tasks.wait('task_1', { timeout: 400 });
-    await watched.headers();
+    const settled = within(client({ fetch: watched.fetch }).tasks.wait('task_1', { timeout: 400 }), 3_000);
+    await Promise.race([watched.headers(), settled]);
     await fullGc();
-    const outcome = await within(pending, 3_000);
+    const outcome = await settled;
     expect(outcome).not.toBe('pending');
     expect((outcome as { error: unknown }).error).toBeInstanceOf(WaitTimeoutError);
   });

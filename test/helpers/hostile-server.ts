@@ -16,6 +16,9 @@ export async function useHostileServer() {
   let onHeaders: (() => void)[] = [];
   const server = createServer((req, res) => {
     n++;
+    // Every test destroys the sockets it leaves behind; a client that kept one alive for the
+    // next test would meet a dead socket (Node 22's fetch does not retry that on its own).
+    res.shouldKeepAlive = false;
     req.resume();
     behaviour(req, res, n);
   });
@@ -25,11 +28,14 @@ export async function useHostileServer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  afterEach(() => {
+  afterEach(async () => {
     behaviour = (_req, res) => void res.writeHead(404).end();
     n = 0;
     onHeaders = [];
     for (const socket of sockets) socket.destroy();
+    // Let the client's side see those sockets close, so its pool does not hand one to the next
+    // test's first request (Node 22's fetch then fails it with "other side closed").
+    for (let turn = 0; turn < 10; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
   });
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
