@@ -33,9 +33,9 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** The service's address. Default: `OMNIMEDIA_BASE_URL`. There is no built-in host. */
   baseURL?: string | undefined;
-  /** Per-request timeout in ms. Default 60,000. */
+  /** ms for each request attempt's whole exchange: connection, headers and body. Default 60,000. */
   timeout?: number;
-  /** Per-request timeout of uploads in ms. Default 600,000. */
+  /** The same for uploads, in ms. Default 600,000. */
   uploadTimeout?: number;
   /** Retries of a failed request, under the retry policy (see the README). Default 2. */
   maxRetries?: number;

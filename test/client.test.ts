@@ -74,7 +74,7 @@ describe('new OmniMedia(): the base URL', () => {
   });
 
   it('keeps a path prefix, with or without a trailing slash', async () => {
-    const seen = recordRoute(server, 'get', '/gateway/v1/tasks/:id', json(TASK));
+    const seen = recordRoute(server, 'get', '/gateway/v1/tasks/:id', json({ ...TASK, task_id: 'a' }), json({ ...TASK, task_id: 'b' }));
     await new OmniMedia({ baseURL: `${BASE_URL}/gateway` }).tasks.retrieve('a');
     await new OmniMedia({ baseURL: `${BASE_URL}/gateway/` }).tasks.retrieve('b');
     expect(seen.map((r) => r.path)).toEqual(['/gateway/v1/tasks/a', '/gateway/v1/tasks/b']);

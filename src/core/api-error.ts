@@ -10,7 +10,8 @@ import {
   ServiceUnavailableError,
   type APIErrorInit,
 } from './errors.ts';
-import { redact } from './logger.ts';
+import { redact, redactDeep, redactHeaders } from './logger.ts';
+import { toPlainData } from './plain-data.ts';
 import { parseRetryAfter } from './retry.ts';
 
 const CLASS_BY_STATUS: Record<number, typeof APIError> = {
@@ -22,14 +23,19 @@ const CLASS_BY_STATUS: Record<number, typeof APIError> = {
   503: ServiceUnavailableError,
 };
 
-/** The error body as sent: parsed JSON when it parses, else the text; `undefined` when empty. */
-export function readErrorBody(text: string): unknown {
+/**
+ * The error body as sent: parsed JSON (as plain data) when it parses, else the text;
+ * `undefined` when empty. The key is removed after parsing, from every string.
+ */
+export function readErrorBody(text: string, apiKey?: string | undefined): unknown {
   if (!text) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = toPlainData(JSON.parse(text));
   } catch {
-    return text;
+    body = text;
   }
+  return redactDeep(body, apiKey);
 }
 
 // The spec does not give the error body's shape: look for the usual places a message sits.
@@ -57,7 +63,8 @@ export function apiErrorFromResponse(
   bodyText: string,
   context: { apiKey?: string | undefined; taskId?: string | undefined; what: string },
 ): APIError {
-  const body = readErrorBody(redact(bodyText, context.apiKey));
+  const body = readErrorBody(bodyText, context.apiKey);
+  headers = redactHeaders(headers, context.apiKey);
   const detail = messageOf(body);
   const message = redact(
     `${context.what} failed: ${status}${statusText ? ` ${statusText}` : ''}${detail ? `: ${detail}` : ''}`,

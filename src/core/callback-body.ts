@@ -1,5 +1,6 @@
 import type { TaskResult } from '../schemas/task.ts';
-import { CallbackError } from './errors.ts';
+import { CallbackError, type CallbackErrorReason } from './errors.ts';
+import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from './plain-data.ts';
 import { loadValidation } from './validation.ts';
 
 /**
@@ -27,8 +28,6 @@ export interface ParseCallbackOptions {
 }
 
 export const DEFAULT_CALLBACK_MAX_BYTES = 1024 * 1024;
-/** A task result nests 3 levels; anything past this is an attack or a bug, not a task. */
-export const MAX_CALLBACK_DEPTH = 64;
 
 function maxBytesOf(options: ParseCallbackOptions | undefined): number {
   const max = options?.maxBytes ?? DEFAULT_CALLBACK_MAX_BYTES;
@@ -142,69 +141,22 @@ function parseJson(text: string): unknown {
   }
 }
 
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
+const REASON_OF: Record<PlainDataProblem, CallbackErrorReason> = {
+  too_large: 'too_large',
+  too_deep: 'invalid_shape',
+  too_many_items: 'invalid_shape',
+  not_data: 'invalid_body',
+};
 
-/**
- * Copy a JSON-like value into fresh plain data: objects with `Object.prototype`, arrays,
- * strings, numbers, booleans, null. `__proto__` keys are dropped, so neither this copy nor a
- * later `Object.assign` or merge of it by the caller can swap a prototype. Also bounds depth
- * and (for values not parsed from text) the size, so a caller-built object obeys `maxBytes`.
- */
-function toPlainData(value: unknown, max: number, countSize: boolean): unknown {
-  let size = 0;
-  const grow = (bytes: number) => {
-    if (!countSize) return;
-    size += bytes;
-    if (size > max) throw tooLarge(`about ${size.toLocaleString('en-US')} bytes as JSON, and counting`, max);
-  };
-  const copy = (input: unknown, depth: number): unknown => {
-    if (depth > MAX_CALLBACK_DEPTH) {
-      throw new CallbackError('invalid_shape', `Callback body nests deeper than ${MAX_CALLBACK_DEPTH} levels`);
-    }
-    switch (typeof input) {
-      case 'string':
-        grow(input.length + 2);
-        return input;
-      case 'number':
-      case 'boolean':
-        grow(8);
-        return input;
-      case 'object': {
-        if (input === null) {
-          grow(4);
-          return null;
-        }
-        if (Array.isArray(input)) {
-          grow(2);
-          const out: unknown[] = [];
-          for (let i = 0; i < input.length; i++) {
-            grow(1);
-            out.push(copy(input[i], depth + 1));
-          }
-          return out;
-        }
-        if (!isPlainObject(input)) {
-          throw new CallbackError('invalid_body', `Callback body holds a ${input.constructor?.name ?? 'non-plain'} object, not JSON data`);
-        }
-        grow(2);
-        const out: Record<string, unknown> = {};
-        for (const key of Object.keys(input)) {
-          if (key === '__proto__') continue;
-          const item = (input as Record<string, unknown>)[key];
-          if (item === undefined) continue; // as JSON.stringify would
-          grow(key.length + 4);
-          out[key] = copy(item, depth + 1);
-        }
-        return out;
-      }
-      default:
-        throw new CallbackError('invalid_body', `Callback body holds a ${typeof input}, which JSON cannot carry`);
-    }
-  };
-  return copy(value, 0);
+/** The body as fresh plain data (see `toPlainData`), or the `CallbackError` saying why not. */
+function sanitized(value: unknown, max: number, countSize: boolean): unknown {
+  try {
+    return toPlainData(value, countSize ? max : undefined);
+  } catch (error) {
+    if (!(error instanceof PlainDataError)) throw error;
+    if (error.problem === 'too_large') throw tooLarge(error.message, max);
+    throw new CallbackError(REASON_OF[error.problem], `Callback body ${error.message}`);
+  }
 }
 
 // Async only to load zod at the first validation (src/core/validation.ts).
@@ -231,7 +183,7 @@ async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResu
   if (typeof body === 'string') {
     // Every UTF-16 unit is at least one UTF-8 byte, so a longer string is surely too large.
     if (body.length > max || utf8Length(body, max) > max) throw tooLarge(`${body.length.toLocaleString('en-US')} characters`, max);
-    return validate(toPlainData(parseJson(body), max, false));
+    return validate(sanitized(parseJson(body), max, false));
   }
   let bytes: Uint8Array;
   if (body instanceof Uint8Array) bytes = body;
@@ -243,7 +195,7 @@ async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResu
   } else if (isRequestLike(body)) bytes = await readRequest(body, max);
   else if (typeof body === 'object' && body !== null) {
     // Already parsed by a framework (Express's json(), Fastify...): copied, bounded, validated.
-    return validate(toPlainData(body, max, true));
+    return validate(sanitized(body, max, true));
   } else {
     throw new CallbackError(
       'invalid_body',
@@ -251,7 +203,7 @@ async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResu
     );
   }
   if (bytes.byteLength > max) throw tooLarge(`${bytes.byteLength.toLocaleString('en-US')} bytes`, max);
-  return validate(toPlainData(parseJson(decode(bytes)), max, false));
+  return validate(sanitized(parseJson(decode(bytes)), max, false));
 }
 
 /**

@@ -23,6 +23,24 @@ export class OmniMediaError extends Error {
   }
 
   override name = 'OmniMediaError';
+
+  /**
+   * What `JSON.stringify(err)` writes: the name, the message and the error's own fields
+   * (`status`, `body`, `headers` as an object, `taskId`...). Like the fields themselves, it
+   * never holds the API key.
+   *
+   * @example
+   * ```ts
+   * logger.error({ err: JSON.parse(JSON.stringify(err)) }); // { name, message, status, taskId, ... }
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { name: this.name, message: this.message };
+    for (const [key, value] of Object.entries(this)) {
+      out[key] = typeof Headers !== 'undefined' && value instanceof Headers ? Object.fromEntries(value) : value;
+    }
+    return out;
+  }
 }
 
 /**

@@ -31,6 +31,31 @@ export function redact(text: string, secret: string | undefined): string {
   return secret ? text.split(secret).join('[redacted]') : text;
 }
 
+/**
+ * `value` with `secret` removed from every string in it (keys too), for data parsed from a
+ * response: redacting the raw text before `JSON.parse` misses a key written with escapes
+ * (`\/` for `/`, `\u0041`...), which parsing turns back into the key.
+ */
+export function redactDeep(value: unknown, secret: string | undefined): unknown {
+  if (!secret) return value;
+  if (typeof value === 'string') return redact(value, secret);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) if (key !== '__proto__') out[redact(key, secret)] = redactDeep(item, secret);
+    return out;
+  }
+  return value;
+}
+
+/** A copy of `headers` with `secret` removed from every value (a server may echo `Authorization`). */
+export function redactHeaders(headers: Headers, secret: string | undefined): Headers {
+  if (!secret) return headers;
+  const out = new Headers();
+  headers.forEach((value, name) => out.append(name, redact(value, secret)));
+  return out;
+}
+
 function redactValue(value: unknown, secret: string | undefined): unknown {
   if (!secret) return value;
   if (typeof value === 'string') return redact(value, secret);

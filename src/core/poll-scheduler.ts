@@ -246,8 +246,11 @@ export class PollScheduler {
     this.#timer = undefined;
     this.#timerAt = next;
     if (next === Number.POSITIVE_INFINITY) return;
+    // The clock is read once: read twice around a fractional due time, the second read could
+    // be past it and arm a negative delay (Node warns with TimeoutNegativeWarning).
+    const delay = next - Date.now();
     // Something due now (a first query sent at once) needs no timer: serve it after this tick.
-    if (next <= Date.now()) queueMicrotask(this.#run);
-    else this.#timer = setTimeout(this.#run, Math.min(next - Date.now(), MAX_TIMER_MS));
+    if (delay <= 0) queueMicrotask(this.#run);
+    else this.#timer = setTimeout(this.#run, Math.min(delay, MAX_TIMER_MS));
   }
 }

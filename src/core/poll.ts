@@ -1,9 +1,9 @@
 import type { OmniMedia } from '../client.ts';
 import type { TaskResult } from '../schemas/task.ts';
-import { APIError, OmniMediaError, TaskFailedError, ValidationError, WaitTimeoutError, type ValidationIssue } from './errors.ts';
+import { OmniMediaError, TaskFailedError, ValidationError, WaitTimeoutError, type ValidationIssue } from './errors.ts';
 import type { Logger } from './logger.ts';
 import type { PollScheduler } from './poll-scheduler.ts';
-import { isRetryable, parseRetryAfter, retryDelay } from './retry.ts';
+import { isTransientInWait, transientDelay } from './retry.ts';
 import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
 import type { TaskDurations, ExpectedWindow } from './task-durations.ts';
 import type { TaskEvents } from './task-events.ts';
@@ -180,13 +180,6 @@ function originFromCreatedAt(task: TaskResult, now: number): number | undefined 
   return ms <= now + MAX_CLOCK_SKEW_MS && now - ms <= MAX_PLAUSIBLE_AGE_MS ? Math.min(ms, now) : undefined;
 }
 
-/** The delay before retrying a query after a transient failure: `Retry-After` when sent, else backoff. */
-function transientDelay(error: unknown, failures: number, fallback: number): number {
-  const asked = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
-  // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
-  return retryDelay(error, 'query', failures) ?? asked ?? fallback;
-}
-
 /**
  * The one poller. Yields each task seen (by a query, or published by a verified callback)
  * until the task ends: returns after yielding a completed task, throws `TaskFailedError`
@@ -247,12 +240,13 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
         failures = 0;
       } catch (error) {
         if (!interruption) {
-          if (!isRetryable(error, 'query')) {
+          if (!isTransientInWait(error)) {
             if (error instanceof OmniMediaError) error.taskId ??= taskId;
             throw error;
           }
           failures++;
-          const delay = transientDelay(error, failures, settings.interval);
+          // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
+          const delay = transientDelay(error, failures);
           target.logger?.info(`wait(${taskId}): query failed (${(error as Error).message}); next query in ${Math.round(delay)} ms`);
           nextAt = Date.now() + delay;
           continue;

@@ -4,12 +4,13 @@ import { sleep } from './sleep.ts';
 
 /**
  * What a request may be retried on.
- * - `submission`: submissions and uploads. Retried only when the service surely did not take
- *   the request (429, 503, a connection that failed before anything was sent), so a retry can
+ * - `submission`: task submissions. Retried only when the service surely did not take the
+ *   request (429, 503, a connection that failed before anything was sent), so a retry can
  *   never create, and bill, a second task.
- * - `query`: the task query, which is safe to repeat: retried on any transient failure.
+ * - `idempotent`: the task query, downloads and uploads (which are not billed, spec 4.2: a
+ *   duplicate upload costs nothing): retried on any transient failure.
  */
-export type RetryKind = 'submission' | 'query';
+export type RetryKind = 'submission' | 'idempotent';
 
 /** Longest `Retry-After` we sleep through; beyond it the error goes to the caller. */
 export const MAX_RETRY_AFTER_MS = 60_000;
@@ -57,23 +58,51 @@ export function parseRetryAfter(headers: Headers | undefined, now = Date.now()):
 export function isRetryable(error: unknown, kind: RetryKind): boolean {
   if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) return true;
   if (error instanceof APIConnectionError) {
-    if (kind === 'query') return true;
+    if (kind === 'idempotent') return true;
     return !(error instanceof APITimeoutError) && failedBeforeSending(error);
   }
-  return kind === 'query' && error instanceof APIError && error.status !== undefined && TRANSIENT_STATUS.has(error.status);
+  return kind === 'idempotent' && error instanceof APIError && error.status !== undefined && TRANSIENT_STATUS.has(error.status);
+}
+
+/**
+ * `true` for a success status whose answer could not be used: not JSON, over the size cap,
+ * not a task, or another task's. A proxy's page or a confused cache, most likely: one
+ * `tasks.retrieve` reports it, but a wait treats it as transient (see `isTransientInWait`).
+ */
+export function isUnusableAnswer(error: unknown): boolean {
+  return error instanceof APIError && error.status !== undefined && error.status >= 200 && error.status < 300;
+}
+
+/**
+ * `true` when a failed task query should not end a wait: whatever a retried query would
+ * retry, and an unusable answer too (a non-JSON 200 from a proxy is as transient as its 502
+ * page). The wait's deadline bounds the retries.
+ */
+export function isTransientInWait(error: unknown): boolean {
+  return isRetryable(error, 'idempotent') || isUnusableAnswer(error);
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based) after a transient `error`: the
+ * service's `Retry-After` (plus up to 10% jitter, never sooner), else exponential backoff from
+ * 0.5 s capped at 8 s, with jitter so that many clients spread out.
+ */
+export function transientDelay(error: unknown, retry: number, random = Math.random): number {
+  const asked = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
+  if (asked !== undefined) return asked * (1 + 0.1 * random());
+  const backoff = Math.min(BASE_DELAY_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
+  return backoff * (0.75 + 0.25 * random());
 }
 
 /**
  * How long to wait before retry number `retry` (1-based) after `error`, or `undefined` for no
- * retry. The service's `Retry-After` is honoured (plus up to 10% jitter, never sooner); without
- * it, exponential backoff from 0.5 s capped at 8 s, with jitter so that many clients spread out.
+ * retry: the error is not one this kind of request is retried on, or the service asked for
+ * more than `MAX_RETRY_AFTER_MS` (the caller gets the error, with its `retryAfter`).
  */
 export function retryDelay(error: unknown, kind: RetryKind, retry: number, random = Math.random): number | undefined {
   if (!isRetryable(error, kind)) return undefined;
   const asked = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
-  if (asked !== undefined) return asked > MAX_RETRY_AFTER_MS ? undefined : asked * (1 + 0.1 * random());
-  const backoff = Math.min(BASE_DELAY_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
-  return backoff * (0.75 + 0.25 * random());
+  return asked !== undefined && asked > MAX_RETRY_AFTER_MS ? undefined : transientDelay(error, retry, random);
 }
 
 export interface RetryOptions {

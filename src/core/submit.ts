@@ -18,7 +18,7 @@ import { loadValidation, type Validation } from './validation.ts';
 export interface RequestOptions {
   /** Abort the request (and any retry sleep). */
   signal?: AbortSignal;
-  /** Per-request timeout in ms; overrides the client's. */
+  /** ms for each attempt's whole exchange (connection, headers and body); overrides the client's. */
   timeout?: number;
   /** Overrides the client's `maxRetries` for this call. */
   maxRetries?: number;
@@ -64,7 +64,7 @@ export function submitTask<S extends z.core.$ZodType>(
     }
     fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
-    const body = await client.http.request({
+    return client.http.request({
       method: 'POST',
       path: submission.path,
       auth: true,
@@ -74,8 +74,8 @@ export function submitTask<S extends z.core.$ZodType>(
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
+      parse: (body, meta) => validation.parseResponse(submission.schema(validation), body, submission.what, meta) as z.output<S> & { task_id: string },
     });
-    return validation.parseResponse(submission.schema(validation), body, submission.what) as z.output<S> & { task_id: string };
   })();
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;

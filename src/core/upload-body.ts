@@ -28,6 +28,8 @@ export interface AttemptBody {
    * always cancel a body it gave up on (a refused connection leaves a file read pending).
    */
   release: () => Promise<void>;
+  /** Bytes of the body fetch has taken so far, when it is a stream we hand out (for messages). */
+  sent?: () => number;
 }
 
 /**
@@ -134,9 +136,17 @@ function limited(file: PreparedFile, content: ReadableStream<Uint8Array>, option
 }
 
 /** `prefix`, then the stream, then `suffix`, pulled on demand; `release` cancels the content. */
-function framed(framing: Framing, content: ReadableStream<Uint8Array>): { stream: ReadableStream<Uint8Array>; release: () => Promise<void> } {
+function framed(
+  framing: Framing,
+  content: ReadableStream<Uint8Array>,
+): { stream: ReadableStream<Uint8Array>; release: () => Promise<void>; sent: () => number } {
   const reader = content.getReader();
   let stage: 'prefix' | 'content' | 'done' = 'prefix';
+  let sent = 0;
+  const enqueue = (controller: ReadableStreamDefaultController<Uint8Array>, chunk: Uint8Array) => {
+    sent += chunk.byteLength;
+    controller.enqueue(chunk);
+  };
   const release = async () => {
     if (stage === 'done') return;
     stage = 'done';
@@ -147,13 +157,13 @@ function framed(framing: Framing, content: ReadableStream<Uint8Array>): { stream
       async pull(controller) {
         if (stage === 'prefix') {
           stage = 'content';
-          return controller.enqueue(framing.prefix.slice());
+          return enqueue(controller, framing.prefix.slice());
         }
         if (stage === 'done') return controller.close();
         const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
+        if (!done) return enqueue(controller, value);
         stage = 'done';
-        controller.enqueue(framing.suffix.slice());
+        enqueue(controller, framing.suffix.slice());
         controller.close();
       },
       cancel: (reason) => {
@@ -163,7 +173,7 @@ function framed(framing: Framing, content: ReadableStream<Uint8Array>): { stream
     },
     { highWaterMark: 0 },
   );
-  return { stream, release };
+  return { stream, release, sent: () => sent };
 }
 
 /**
@@ -199,6 +209,6 @@ export async function attemptBody(
   if (source.size !== undefined)
     headers['content-length'] = String(frame.prefix.byteLength + source.size + frame.suffix.byteLength);
   options.onProgress?.({ loaded: 0, total: source.size });
-  const { stream, release } = framed(frame, limited(file, content, options));
-  return { body: stream, headers, counted: true, release };
+  const { stream, release, sent } = framed(frame, limited(file, content, options));
+  return { body: stream, headers, counted: true, release, sent };
 }

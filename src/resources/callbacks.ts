@@ -39,7 +39,16 @@ export interface CallbackHandlerOptions {
   dedupe?: boolean | CallbackDedupeStore;
   /** Refuse bodies larger than this (413). Default 1 MiB. */
   maxBytes?: number;
+  /**
+   * ms to receive the whole body; past it the delivery is answered 408 and the connection
+   * closed, so a sender that stalls cannot hold a socket (Node's own request timeout is
+   * 300 s). Default 10,000.
+   */
+  readTimeout?: number;
 }
+
+/** Default ms a callback body may take to arrive. A task result is a few KB. */
+export const DEFAULT_CALLBACK_READ_TIMEOUT_MS = 10_000;
 
 /**
  * The request a Node-style handler reads, typed by shape so no Node types leak: Node's
@@ -229,6 +238,10 @@ export class Callbacks extends APIResource {
     if (options.maxBytes !== undefined && (!Number.isSafeInteger(options.maxBytes) || options.maxBytes < 1)) {
       throw new ValidationError([{ path: 'maxBytes', message: `must be a positive integer (got ${String(options.maxBytes)})` }], 'callback handler options');
     }
+    const readTimeout = options.readTimeout ?? DEFAULT_CALLBACK_READ_TIMEOUT_MS;
+    if (!Number.isSafeInteger(readTimeout) || readTimeout < 1) {
+      throw new ValidationError([{ path: 'readTimeout', message: `must be a positive whole number of ms (got ${String(readTimeout)})` }], 'callback handler options');
+    }
     if (!verify && !client.callbackTokens) {
       client.logger.warn('callback handler with verify: false and no callbackSecret: anyone who finds the URL can post a fake task to onTask');
     }
@@ -248,7 +261,14 @@ export class Callbacks extends APIResource {
       }
       let task: TaskResult;
       try {
-        const posted = await parseCallback(await body(), parseOptions);
+        const posted = await withinReadTimeout(
+          (async () => parseCallback(await body(), parseOptions))(),
+          readTimeout,
+        );
+        if (posted === READ_TIMED_OUT) {
+          client.logger.info(`callback rejected: the body did not arrive within ${readTimeout} ms`);
+          return reject(408, 'read_timeout', true);
+        }
         task = posted;
         if (verify) {
           task = await this.#confirm(posted);
@@ -291,6 +311,17 @@ export class Callbacks extends APIResource {
       return { status: 200, body: { ok: true } };
     };
   }
+}
+
+const READ_TIMED_OUT = Symbol('read timed out');
+
+/** `reading`, or `READ_TIMED_OUT` when it has not settled within `ms`. */
+function withinReadTimeout<T>(reading: Promise<T>, ms: number): Promise<T | typeof READ_TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<typeof READ_TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(READ_TIMED_OUT), ms)));
+  // The read goes on until the connection closes; its outcome no longer matters.
+  reading.catch(() => {});
+  return Promise.race([reading, timedOut]).finally(() => clearTimeout(timer));
 }
 
 /** The body of a Node request: what a body parser left in `req.body`, else the stream, capped. */

@@ -1,4 +1,4 @@
-import { APIConnectionError, ValidationError } from '../core/errors.ts';
+import { APIConnectionError, OmniMediaError, ValidationError } from '../core/errors.ts';
 import type { TransferProgress } from '../core/upload-body.ts';
 import { APIResource } from './resource.ts';
 
@@ -72,6 +72,11 @@ export interface DownloadOptions {
   signal?: AbortSignal;
   /** ms until the response starts (default: the client's `timeout`). */
   timeout?: number;
+  /**
+   * ms the download may go without receiving a byte once the response has started (default
+   * 30,000); then `APITimeoutError`. A large file may take long in all; a stalled one may not.
+   */
+  idleTimeout?: number;
   /** Retries before the response starts (default: the client's `maxRetries`). */
   maxRetries?: number;
 }
@@ -202,7 +207,13 @@ export class Files extends APIResource {
     const taskId = source.task_id;
     return Promise.all(
       urls.map((url, index) =>
-        this.#one(url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, options),
+        this.#one(url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, options).catch(
+          (error: unknown) => {
+            // A download of a task's output is about that task: its errors say which.
+            if (error instanceof OmniMediaError) error.taskId ??= taskId;
+            throw error;
+          },
+        ),
       ),
     );
   }
@@ -215,16 +226,17 @@ export class Files extends APIResource {
     options: DownloadOptions,
   ): Promise<Blob | string | undefined> {
     const what = `files.download(${url})`;
-    const response = await this.client.http.open(url, {
+    const { response, body: content } = await this.client.http.open(url, {
       what,
       signal: options.signal,
       timeout: options.timeout,
+      idleTimeout: options.idleTimeout,
       maxRetries: options.maxRetries,
     });
     const length = response.headers.get('content-encoding') ? null : response.headers.get('content-length');
     const total = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
     const body = counted(
-      response.body ?? new ReadableStream({ start: (c) => c.close() }),
+      content,
       total,
       options.onProgress && ((p) => options.onProgress?.({ ...p, url, index })),
     );

@@ -1,25 +1,14 @@
 import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../core/poll.ts';
-import { ValidationError } from '../core/errors.ts';
+import { APIError, ValidationError } from '../core/errors.ts';
 import type { WaitOptions } from '../core/task-promise.ts';
 import { loadValidation } from '../core/validation.ts';
 import type { TaskResult } from '../schemas/task.ts';
+import { taskIdProblem } from '../schemas/task-id.ts';
 import { APIResource } from './resource.ts';
 
-// Checked without zod (which loads with the first response), so a wait starts its schedule
-// at once. Same issues as the zod rule it replaces: path '', "is required" / "must be ...".
-// "." and ".." survive encodeURIComponent and URL resolution would drop them from the path,
-// sending the query to another endpoint.
+/** The task id rule (`taskIdProblem`), before any request: a `ValidationError` naming it. */
 function checkTaskId(taskId: unknown, context: string): void {
-  const message =
-    taskId === undefined
-      ? 'is required'
-      : typeof taskId !== 'string'
-        ? 'must be a task id string'
-        : taskId.length === 0
-          ? 'must not be empty'
-          : taskId === '.' || taskId === '..'
-            ? 'must not be "." or ".."'
-            : undefined;
+  const message = taskIdProblem(taskId);
   if (message) throw new ValidationError([{ path: '', message }], context);
 }
 
@@ -33,7 +22,7 @@ function checkTaskId(taskId: unknown, context: string): void {
  */
 export interface RetrieveOptions {
   signal?: AbortSignal;
-  /** Per-request timeout in ms. */
+  /** ms for each attempt's whole exchange (connection, headers and body). Default: the client's `timeout`. */
   timeout?: number;
   /** Retries of transient failures (network, 5xx, 429). Default: the client's `maxRetries`. */
   maxRetries?: number;
@@ -60,19 +49,26 @@ export class Tasks extends APIResource {
    */
   async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.retrieve task id');
-    const body = await this.client.http.request({
+    const what = `tasks.retrieve(${taskId})`;
+    const { parseResponse, TaskResultSchema } = await loadValidation();
+    return this.client.http.request({
       method: 'GET',
       path: `v1/tasks/${encodeURIComponent(taskId)}`,
       auth: false,
-      retry: 'query',
-      what: `tasks.retrieve(${taskId})`,
+      retry: 'idempotent',
+      what,
       taskId,
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
+      parse: (body, meta) => {
+        const task = parseResponse(TaskResultSchema, body, what, { ...meta, taskId });
+        // A confused cache or gateway may answer with another task: never take it for ours.
+        if (task.task_id !== taskId)
+          throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { ...meta, taskId });
+        return task;
+      },
     });
-    const { parseResponse, TaskResultSchema } = await loadValidation();
-    return parseResponse(TaskResultSchema, body, `tasks.retrieve(${taskId})`, taskId);
   }
 
   /**

@@ -89,11 +89,14 @@ export class Uploads extends APIResource {
     let framing: Promise<Framing> | undefined;
     let counted = true;
     try {
-      const body = await this.client.http.request({
+      const v = await loadValidation();
+      const record = await this.client.http.request({
         method: 'POST',
         path: ENDPOINT[rule.kind],
         auth: true,
-        retry: 'submission',
+        // Uploads are not billed (spec 4.2): a duplicate costs nothing, so any transient
+        // failure is retried, a connection reset after sending included.
+        retry: 'idempotent',
         body: async () => {
           const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
             onProgress: options.onProgress,
@@ -102,14 +105,14 @@ export class Uploads extends APIResource {
           counted = attempt.counted;
           return attempt;
         },
+        parse: (body, meta): ImageUpload | VideoUpload =>
+          v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what, meta),
         what,
         signal: options.signal,
         timeout: options.timeout ?? this.client.uploadTimeout,
         // A one-shot stream is spent by the first attempt: it cannot be sent again.
         maxRetries: file.source.replayable ? options.maxRetries : 0,
       });
-      const v = await loadValidation();
-      const record = v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what);
       if (!counted) {
         const size = file.source.size ?? Number(record.bytes ?? 0);
         options.onProgress?.({ loaded: size, total: size });

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { nullish } from './lenient.ts';
+import { taskIdProblem } from './task-id.ts';
 
 // Responses are parsed leniently: unknown fields are kept (looseObject), unknown status and
 // fail_reason strings pass, and known fields may be null. Only what a caller cannot do
@@ -56,7 +57,12 @@ export const TaskOutputSchema = z.looseObject({ url: z.string() });
  */
 export type TaskOutput = z.infer<typeof TaskOutputSchema>;
 
-const taskId = z.string().check(z.minLength(1, 'task_id must be a non-empty string'));
+const taskId = z.string().check(
+  z.check((ctx) => {
+    const problem = taskIdProblem(ctx.value);
+    if (problem) ctx.issues.push({ code: 'custom', message: `task_id ${problem}`, input: ctx.value });
+  }),
+);
 const status = z.string({ error: 'status must be a string' });
 
 /**

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CallbackError, parseCallback, type TaskResult } from 'omnimedia';
+import { taskIdProblem } from '../../src/schemas/task-id.ts';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -60,7 +61,8 @@ function assertUnpolluted(): void {
 /** A well-formed task, with the spec's fields and some unknown ones. */
 const taskArb = fc.record(
   {
-    task_id: fc.string({ minLength: 1, maxLength: 40 }),
+    // Any id the task id rule accepts (src/schemas/task-id.ts); the rule's refusals are a property below.
+    task_id: fc.string({ minLength: 1, maxLength: 40 }).filter((id) => taskIdProblem(id) === undefined),
     status: fc.oneof(fc.constantFrom('pending', 'completed', 'failed', 'processing'), fc.string()),
     model: fc.oneof(fc.string(), fc.constant(null)),
     provider: fc.string(),
@@ -302,6 +304,23 @@ describe('parseCallback under fuzzing', () => {
           }
         },
       ),
+      settings,
+    );
+  });
+  it('a task_id the task id rule refuses is invalid_shape naming task_id, never a URIError later', { timeout: TIMEOUT }, async () => {
+    const badId = fc.oneof(
+      fc.constantFrom('', '.', '..', 'x'.repeat(513)),
+      fc.tuple(fc.string({ maxLength: 8 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 8 })).map(
+        ([a, unit, b]) => `${a}${String.fromCharCode(unit)}${b}`,
+      ),
+    ).filter((id) => taskIdProblem(id) !== undefined);
+    await fc.assert(
+      fc.asyncProperty(taskArb, badId, fc.constantFrom('text', 'object'), async (task, id, form) => {
+        const body = { ...task, task_id: id };
+        const result = await outcome(form === 'text' ? JSON.stringify(body) : body);
+        expect((result as CallbackError).reason).toBe('invalid_shape');
+        expect((result as CallbackError).message).toContain('task_id');
+      }),
       settings,
     );
   });

@@ -132,3 +132,24 @@ describe('PollScheduler', () => {
     expect(new PollScheduler().maxPerSecond).toBe(DEFAULT_MAX_POLLS_PER_SECOND);
   });
 });
+
+describe('PollScheduler: the clock read once per arming', () => {
+  it('a fractional due time with the clock moving between reads never arms a negative timeout', () => {
+    vi.useRealTimers();
+    // Each read of the clock is 1 ms later than the one before: a busy event loop.
+    let clock = 5_000_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => clock++);
+    const delays: number[] = [];
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return { unref() {}, ref() {}, hasRef: () => true, refresh() {}, [Symbol.toPrimitive]: () => 0 } as unknown as ReturnType<typeof setTimeout>;
+    }) as typeof setTimeout);
+    vi.spyOn(globalThis, 'clearTimeout').mockImplementation(() => {});
+    const scheduler = new PollScheduler(5);
+    // Due half a millisecond after the first read: positive at that read, past due at the next.
+    void scheduler.querySlot(clock + 0.5);
+    setTimeoutSpy.mockRestore();
+    vi.restoreAllMocks();
+    expect(delays.every((ms) => ms >= 0)).toBe(true);
+  });
+});

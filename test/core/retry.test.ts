@@ -84,7 +84,7 @@ describe('submissions (POST): never billed twice', () => {
     );
     const { error } = await settle(client({ timeout: 5_000 }).images.generate({ model: 'm', prompt: 'p' }));
     expect(error).toBeInstanceOf(APITimeoutError);
-    expect((error as Error).message).toBe('images.generate: no response within 5000 ms');
+    expect((error as Error).message).toBe('images.generate: no complete answer within 5000 ms');
     expect(posts).toBe(1);
   });
 
@@ -105,7 +105,7 @@ describe('submissions (POST): never billed twice', () => {
     const reset = failing('ECONNRESET');
     const viaReset = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, fetch: reset.fetch });
     const { error } = await settle(viaReset.images.generate({ model: 'm', prompt: 'p' }));
-    expect((error as Error).message).toBe('images.generate: could not reach the service (ECONNRESET)');
+    expect((error as Error).message).toBe('images.generate: the connection failed (ECONNRESET)');
     expect(reset.calls()).toBe(1);
   });
 
@@ -203,7 +203,7 @@ describe('submissions (POST): never billed twice', () => {
       }),
     );
     const { error } = await settle(client({ timeout: 60_000 }).images.generate({ model: 'm', prompt: 'p' }, { timeout: 1_500 }));
-    expect((error as Error).message).toBe('images.generate: no response within 1500 ms');
+    expect((error as Error).message).toBe('images.generate: no complete answer within 1500 ms');
   });
 
   it('an already-aborted signal sends nothing', async () => {
@@ -217,7 +217,7 @@ describe('submissions (POST): never billed twice', () => {
   });
 });
 
-describe('uploads (POST): same policy, body rebuilt per attempt', () => {
+describe('uploads (POST): retried on any transient failure, body rebuilt per attempt', () => {
   it('a retried upload sends the whole file both times', async () => {
     const seen = recordRoute(server, 'post', '/v1/uploads/images', json({}, 503), json({ url: 'https://u/1.png' }));
     const bytes = mediaBytes('png', 300_000);
@@ -231,10 +231,10 @@ describe('uploads (POST): same policy, body rebuilt per attempt', () => {
     }
   });
 
-  it('500 on an upload → 1 POST', async () => {
+  it('500 on an upload → retried like a task query (uploads are not billed): 3 POSTs with maxRetries 2', async () => {
     const seen = recordRoute(server, 'post', '/v1/uploads/videos', json({}, 500));
     await settle(client().uploads.video(mediaBytes('mp4')));
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(3);
   });
 });
 
@@ -315,9 +315,9 @@ describe('the policy as functions', () => {
   });
 
   it('retryDelay without Retry-After: 0.5 s doubling, capped at 8 s, jitter down to 75%', () => {
-    const top = (n: number) => retryDelay(rateLimit(), 'query', n, () => 1);
+    const top = (n: number) => retryDelay(rateLimit(), 'idempotent', n, () => 1);
     expect([1, 2, 3, 4, 5, 6].map(top)).toEqual([500, 1_000, 2_000, 4_000, 8_000, 8_000]);
-    expect(retryDelay(rateLimit(), 'query', 1, () => 0)).toBe(375);
+    expect(retryDelay(rateLimit(), 'idempotent', 1, () => 0)).toBe(375);
   });
 
   it('isRetryable: a submission only when the service surely did not take it', () => {
@@ -331,7 +331,7 @@ describe('the policy as functions', () => {
     expect(isRetryable(e500, 'submission')).toBe(false);
     expect(isRetryable(new ServiceUnavailableError('x', { status: 503 }), 'submission')).toBe(true);
     expect(isRetryable(rateLimit(), 'submission')).toBe(true);
-    for (const error of [refused, reset, timeout, e500]) expect(isRetryable(error, 'query')).toBe(true);
-    expect(isRetryable(new TypeError('a bug'), 'query')).toBe(false);
+    for (const error of [refused, reset, timeout, e500]) expect(isRetryable(error, 'idempotent')).toBe(true);
+    expect(isRetryable(new TypeError('a bug'), 'idempotent')).toBe(false);
   });
 });
