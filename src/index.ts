@@ -25,22 +25,22 @@ export {
   type APIErrorInit,
   type CallbackErrorReason,
   type ValidationIssue,
-} from './core/errors.ts';
-export { parseCallback, type CallbackBody, type ParseCallbackOptions } from './core/callback-body.ts';
-export { MemoryDedupeStore, type CallbackDedupeStore } from './core/callback-dedupe.ts';
-export { CALLBACK_TOKEN_PARAM } from './core/callback-token.ts';
-export type { Fetch } from './core/http.ts';
-export type { LogLevel, Logger } from './core/logger.ts';
-export { fileFromPath, FileFromPath, type Uploadable } from './core/files.ts';
-export type { FileInput } from './core/auto-upload.ts';
-export type { TransferProgress } from './core/upload-body.ts';
+} from './errors.ts';
+export { parseCallback, type CallbackBody, type ParseCallbackOptions } from './callbacks/parse-callback.ts';
+export { MemoryDedupeStore, type CallbackDedupeStore } from './callbacks/dedupe.ts';
+export { CALLBACK_TOKEN_PARAM } from './callbacks/token.ts';
+export type { Fetch } from './transport/http-client.ts';
+export type { LogLevel, Logger } from './internal/logger.ts';
+export { fileFromPath, FileFromPath, type Uploadable } from './uploads/inputs.ts';
+export type { FileInput } from './uploads/auto-upload.ts';
+export type { TransferProgress } from './uploads/body.ts';
 export {
   MemoryUploadCacheStore,
   type CachedUpload,
   type UploadCache,
   type UploadCacheOptions,
   type UploadCacheStore,
-} from './core/upload-cache.ts';
+} from './uploads/cache.ts';
 export type {
   DownloadOptions,
   DownloadProgress,
@@ -49,10 +49,10 @@ export type {
   TaskDownloadTarget,
   TaskWithOutputs,
 } from './resources/files.ts';
-export { sniffMediaType, type SniffedType } from './core/sniff.ts';
-export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './core/status.ts';
-export type { RequestOptions } from './core/submit.ts';
-export type { TaskPromise, WaitOptions } from './core/task-promise.ts';
+export { sniffMediaType, type SniffedType } from './uploads/sniff.ts';
+export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './waiting/status.ts';
+export type { RequestOptions } from './resources/submission.ts';
+export type { TaskPromise, WaitOptions } from './waiting/task-promise.ts';
 export type {
   CallbackHandlerOptions,
   CallbackTaskHandler,
@@ -64,7 +64,7 @@ export type { RetrieveOptions } from './resources/tasks.ts';
 export type { UploadOptions } from './resources/uploads.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
 // Types and constants only: the zod schemas are in 'omnimedia/schemas', so that importing
-// 'omnimedia' does not load zod (see src/core/validation.ts).
+// 'omnimedia' does not load zod (see src/schemas/load.ts).
 export * from './schemas/constants.ts';
 export type {
   ImageEditBody,

@@ -1,6 +1,6 @@
-import { parseCallback, readCapped, DEFAULT_CALLBACK_MAX_BYTES, type CallbackBody, type ParseCallbackOptions } from '../core/callback-body.ts';
-import { deliveryKey, MemoryDedupeStore, type CallbackDedupeStore } from '../core/callback-dedupe.ts';
-import { CallbackError, NotFoundError, ValidationError, type CallbackErrorReason } from '../core/errors.ts';
+import { parseCallback, readCapped, DEFAULT_CALLBACK_MAX_BYTES, type CallbackBody, type ParseCallbackOptions } from '../callbacks/parse-callback.ts';
+import { deliveryKey, MemoryDedupeStore, type CallbackDedupeStore } from '../callbacks/dedupe.ts';
+import { CallbackError, NotFoundError, ValidationError, type CallbackErrorReason } from '../errors.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 

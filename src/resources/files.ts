@@ -1,5 +1,5 @@
-import { APIConnectionError, OmniMediaError, ValidationError } from '../core/errors.ts';
-import type { TransferProgress } from '../core/upload-body.ts';
+import { APIConnectionError, OmniMediaError, ValidationError } from '../errors.ts';
+import type { TransferProgress } from '../uploads/body.ts';
 import { APIResource } from './resource.ts';
 
 /**

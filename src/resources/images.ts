@@ -1,9 +1,9 @@
-import type { ValidationIssue } from '../core/errors.ts';
-import { DEFAULT_IMAGE_TIMEOUT_MS } from '../core/poll.ts';
-import { AutoUploads } from '../core/auto-upload.ts';
-import { IMAGE_UPLOAD_RULE } from '../core/files.ts';
-import { submitTask, type RequestOptions } from '../core/submit.ts';
-import type { TaskPromise } from '../core/task-promise.ts';
+import type { ValidationIssue } from '../errors.ts';
+import { DEFAULT_IMAGE_TIMEOUT_MS } from '../waiting/poller.ts';
+import { AutoUploads } from '../uploads/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE } from '../uploads/inputs.ts';
+import { submitTask, type RequestOptions } from './submission.ts';
+import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
 import type { TaskSubmission } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';

@@ -1,7 +1,7 @@
-import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../core/poll.ts';
-import { APIError, ValidationError } from '../core/errors.ts';
-import type { WaitOptions } from '../core/task-promise.ts';
-import { loadValidation } from '../core/validation.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../waiting/poller.ts';
+import { APIError, ValidationError } from '../errors.ts';
+import type { WaitOptions } from '../waiting/task-promise.ts';
+import { loadValidation } from '../schemas/load.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { taskIdProblem } from '../schemas/task-id.ts';
 import { APIResource } from './resource.ts';

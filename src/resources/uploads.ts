@@ -1,9 +1,9 @@
-import type { ValidationError } from '../core/errors.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../core/files.ts';
-import type { RequestOptions } from '../core/submit.ts';
-import { uploadCacheKey } from '../core/upload-cache.ts';
-import { attemptBody, multipartFraming, type Framing, type TransferProgress } from '../core/upload-body.ts';
-import { loadValidation } from '../core/validation.ts';
+import type { ValidationError } from '../errors.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../uploads/inputs.ts';
+import type { RequestOptions } from './submission.ts';
+import { uploadCacheKey } from '../uploads/cache.ts';
+import { attemptBody, multipartFraming, type Framing, type TransferProgress } from '../uploads/body.ts';
+import { loadValidation } from '../schemas/load.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import { APIResource } from './resource.ts';
 

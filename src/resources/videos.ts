@@ -1,10 +1,10 @@
-import type { ValidationIssue } from '../core/errors.ts';
-import { DEFAULT_VIDEO_TIMEOUT_MS } from '../core/poll.ts';
-import { AutoUploads } from '../core/auto-upload.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../core/files.ts';
-import { submitTask, type RequestOptions } from '../core/submit.ts';
-import type { TaskPromise } from '../core/task-promise.ts';
-import type { Validation } from '../core/validation.ts';
+import type { ValidationIssue } from '../errors.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS } from '../waiting/poller.ts';
+import { AutoUploads } from '../uploads/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
+import { submitTask, type RequestOptions } from './submission.ts';
+import type { TaskPromise } from '../waiting/task-promise.ts';
+import type { Validation } from '../schemas/load.ts';
 import { IMAGE_TO_VIDEO_MODEL, MAX_REFERENCE_IMAGES, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL } from '../schemas/constants.ts';
 import type { VideoTaskSubmission } from '../schemas/task.ts';
 import type { VideoEditParams, VideoGenerateParams, VideoImageReference, VideoMessage } from '../schemas/videos.ts';

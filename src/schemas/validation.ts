@@ -1,7 +1,7 @@
 // Everything that needs zod at run time, in one module that the SDK loads at its first
-// validation (src/core/validation.ts), never at import.
+// validation (src/schemas/load.ts), never at import.
 export { safeParse } from 'zod/mini';
-export { parseInput, parseResponse, toValidationIssues } from '../core/parse.ts';
+export { parseInput, parseResponse, toValidationIssues } from '../transport/parse-answer.ts';
 export { ImageEditBodySchema, ImageGenerateParamsSchema } from './images.ts';
 export { TaskResultSchema, TaskSubmissionSchema, VideoTaskSubmissionSchema } from './task.ts';
 export { ImageUploadSchema, VideoUploadSchema } from './uploads.ts';

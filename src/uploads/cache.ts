@@ -1,5 +1,5 @@
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
-import type { PreparedFile } from './files.ts';
+import type { PreparedFile } from './inputs.ts';
 
 /**
  * What the upload cache keeps: the record an upload returned.

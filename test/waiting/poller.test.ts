@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TaskFailedError, ValidationError, WaitTimeoutError } from '../../src/core/errors.ts';
+import { TaskFailedError, ValidationError, WaitTimeoutError } from '../../src/errors.ts';
 import {
   Cadence,
   DEFAULT_INITIAL_DELAY_MS,
@@ -7,10 +7,10 @@ import {
   waitForTask,
   watchTask,
   type PollTarget,
-} from '../../src/core/poll.ts';
-import { PollScheduler } from '../../src/core/poll-scheduler.ts';
-import { TaskDurations } from '../../src/core/task-durations.ts';
-import { TaskEvents } from '../../src/core/task-events.ts';
+} from '../../src/waiting/poller.ts';
+import { PollScheduler } from '../../src/waiting/scheduler.ts';
+import { TaskDurations } from '../../src/waiting/durations.ts';
+import { TaskEvents } from '../../src/waiting/task-events.ts';
 import type { TaskResult } from '../../src/schemas/task.ts';
 
 const T0 = 1_700_000_000_000;

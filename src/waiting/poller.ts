@@ -1,11 +1,11 @@
 import type { OmniMedia } from '../client.ts';
 import type { TaskResult } from '../schemas/task.ts';
-import { OmniMediaError, TaskFailedError, ValidationError, WaitTimeoutError, type ValidationIssue } from './errors.ts';
-import type { Logger } from './logger.ts';
-import type { PollScheduler } from './poll-scheduler.ts';
-import { isTransientInWait, transientDelay } from './retry.ts';
+import { OmniMediaError, TaskFailedError, ValidationError, WaitTimeoutError, type ValidationIssue } from '../errors.ts';
+import type { Logger } from '../internal/logger.ts';
+import type { PollScheduler } from './scheduler.ts';
+import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
 import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
-import type { TaskDurations, ExpectedWindow } from './task-durations.ts';
+import type { TaskDurations, ExpectedWindow } from './durations.ts';
 import type { TaskEvents } from './task-events.ts';
 import type { WaitOptions } from './task-promise.ts';
 

@@ -1,7 +1,7 @@
 import { HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, OmniMedia, type Logger } from 'omnimedia';
-import { createLogger } from '../../src/core/logger.ts';
+import { createLogger } from '../../src/internal/logger.ts';
 import { mediaBytes } from '../helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { SUBMISSION, json, recordRoute } from '../helpers/wire.ts';

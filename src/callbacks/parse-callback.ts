@@ -1,7 +1,7 @@
 import type { TaskResult } from '../schemas/task.ts';
-import { CallbackError, type CallbackErrorReason } from './errors.ts';
-import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from './plain-data.ts';
-import { loadValidation } from './validation.ts';
+import { CallbackError, type CallbackErrorReason } from '../errors.ts';
+import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
+import { loadValidation } from '../schemas/load.ts';
 
 /**
  * What `parseCallback` reads: the raw body in any form a server hands it over.
@@ -159,7 +159,7 @@ function sanitized(value: unknown, max: number, countSize: boolean): unknown {
   }
 }
 
-// Async only to load zod at the first validation (src/core/validation.ts).
+// Async only to load zod at the first validation (src/schemas/load.ts).
 async function validate(data: unknown): Promise<TaskResult> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);

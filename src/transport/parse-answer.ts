@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { APIError, ValidationError, type ValidationIssue } from './errors.ts';
+import { APIError, ValidationError, type ValidationIssue } from '../errors.ts';
 
 function formatPath(path: readonly PropertyKey[], prefix?: string): string {
   let out = prefix ?? '';

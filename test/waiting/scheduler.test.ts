@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from '../../src/core/poll-scheduler.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from '../../src/waiting/scheduler.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });

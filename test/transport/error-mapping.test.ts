@@ -13,7 +13,7 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from 'omnimedia';
-import { apiErrorFromResponse } from '../../src/core/api-error.ts';
+import { apiErrorFromResponse } from '../../src/transport/error-mapping.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { recordRoute } from '../helpers/wire.ts';
 

@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
-import { APIConnectionError, APIError, APITimeoutError, RateLimitError, ServiceUnavailableError } from './errors.ts';
-import { sleep } from './sleep.ts';
+import { APIConnectionError, APIError, APITimeoutError, RateLimitError, ServiceUnavailableError } from '../errors.ts';
+import { sleep } from '../internal/sleep.ts';
 
 /**
  * What a request may be retried on.

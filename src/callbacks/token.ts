@@ -1,4 +1,4 @@
-import { OmniMediaError } from './errors.ts';
+import { OmniMediaError } from '../errors.ts';
 
 /**
  * The query parameter of `callback_url` that carries the token.

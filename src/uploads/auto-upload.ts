@@ -1,6 +1,6 @@
 import type { OmniMedia } from '../client.ts';
-import { ValidationError, type ValidationIssue } from './errors.ts';
-import { isFileInput, prepareFile, type PreparedFile, type UploadRule, type Uploadable } from './files.ts';
+import { ValidationError, type ValidationIssue } from '../errors.ts';
+import { isFileInput, prepareFile, type PreparedFile, type UploadRule, type Uploadable } from './inputs.ts';
 import { resolveReference } from './references.ts';
 
 /**

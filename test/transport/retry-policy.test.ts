@@ -7,8 +7,8 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from 'omnimedia';
-import { MAX_RETRY_AFTER_MS, isRetryable, parseRetryAfter, retryDelay } from '../../src/core/retry.ts';
-import { APIConnectionError } from '../../src/core/errors.ts';
+import { MAX_RETRY_AFTER_MS, isRetryable, parseRetryAfter, retryDelay } from '../../src/transport/retry-policy.ts';
+import { APIConnectionError } from '../../src/errors.ts';
 import { mediaBytes } from '../helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { SUBMISSION, json, recordRoute } from '../helpers/wire.ts';

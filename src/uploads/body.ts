@@ -1,6 +1,6 @@
-import { OmniMediaError, ValidationError } from './errors.ts';
-import { tooLargeMessage, type PreparedFile } from './files.ts';
-import { isBrowser } from './runtime.ts';
+import { OmniMediaError, ValidationError } from '../errors.ts';
+import { tooLargeMessage, type PreparedFile } from './inputs.ts';
+import { isBrowser } from '../internal/runtime.ts';
 
 /**
  * Bytes moved so far; `total` is `undefined` when the size is not known in advance.

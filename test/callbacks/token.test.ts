@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { CALLBACK_TOKEN_PARAM, OmniMedia, OmniMediaError } from 'omnimedia';
-import { CallbackTokens } from '../../src/core/callback-token.ts';
+import { CallbackTokens } from '../../src/callbacks/token.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 
 const server = useMsw();

@@ -1,10 +1,10 @@
 import type { KyInstance, Options } from 'ky';
-import { apiErrorFromResponse } from './api-error.ts';
-import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from './errors.ts';
+import { apiErrorFromResponse } from './error-mapping.ts';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
-import { redact, type LevelledLogger } from './logger.ts';
-import { PlainDataError, toPlainData } from './plain-data.ts';
-import { failedBeforeSending, withRetries, type RetryKind } from './retry.ts';
+import { redact, type LevelledLogger } from '../internal/logger.ts';
+import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
 
 /**
  * The `fetch` the client calls: the platform's by default, or the `fetch` option.

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileFromPath, fileFromPath, sniffMediaType, ValidationError } from '../../src/index.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, isFileInput, prepareFile, type PreparedFile } from '../../src/core/files.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, isFileInput, prepareFile, type PreparedFile } from '../../src/uploads/inputs.ts';
 import { byteStream, fixture, sparseFile, tempDir } from '../helpers/fixtures.ts';
 
 const MiB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors.ts';
+import type { ValidationIssue } from '../errors.ts';
 
 /** A reference to something already uploaded: its string, or an upload record. */
 type Record_ = { expires_at?: number | null | undefined };

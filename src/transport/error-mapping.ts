@@ -9,10 +9,10 @@ import {
   RateLimitError,
   ServiceUnavailableError,
   type APIErrorInit,
-} from './errors.ts';
-import { redact, redactDeep, redactHeaders } from './logger.ts';
-import { toPlainData } from './plain-data.ts';
-import { parseRetryAfter } from './retry.ts';
+} from '../errors.ts';
+import { redact, redactDeep, redactHeaders } from '../internal/logger.ts';
+import { toPlainData } from '../internal/plain-data.ts';
+import { parseRetryAfter } from './retry-policy.ts';
 
 const CLASS_BY_STATUS: Record<number, typeof APIError> = {
   400: BadRequestError,

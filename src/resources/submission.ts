@@ -1,8 +1,8 @@
 import type * as z from 'zod/mini';
 import type { OmniMedia } from '../client.ts';
-import { pollTarget, waitForTask } from './poll.ts';
-import { taskPromise, type TaskPromise } from './task-promise.ts';
-import { loadValidation, type Validation } from './validation.ts';
+import { pollTarget, waitForTask } from '../waiting/poller.ts';
+import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
+import { loadValidation, type Validation } from '../schemas/load.ts';
 
 /**
  * Per-call options of every request method.
@@ -30,7 +30,7 @@ export interface Submission<S extends z.core.$ZodType> {
   /**
    * Validates the params and builds the JSON body (uploading any file objects first, under the
    * call's signal); throws `ValidationError` before any request. `validation` is the lazily
-   * loaded schemas and parse helpers (src/core/validation.ts).
+   * loaded schemas and parse helpers (src/schemas/load.ts).
    */
   body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Picks the response's schema from the (lazily loaded) validation module. */

@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.ts';
+import { ValidationError } from '../errors.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
 
 /**
