@@ -1,3 +1,5 @@
+import { BoundedMap } from '../internal/bounded-map.ts';
+
 /**
  * Where a callback handler records the deliveries it has handled, so that a repeated delivery
  * of the same task and status runs `onTask` once. The default keeps keys in memory (one
@@ -31,18 +33,15 @@ export const DEFAULT_DEDUPE_MAX_ENTRIES = 10_000;
  * ```
  */
 export class MemoryDedupeStore implements CallbackDedupeStore {
-  readonly #keys = new Set<string>();
-  readonly #max: number;
+  readonly #keys: BoundedMap<string, true>;
 
   constructor(maxEntries = DEFAULT_DEDUPE_MAX_ENTRIES) {
-    this.#max = maxEntries;
+    this.#keys = new BoundedMap(maxEntries);
   }
 
   claim(key: string): boolean {
     if (this.#keys.has(key)) return false;
-    this.#keys.add(key);
-    // A Set iterates in insertion order: the first key is the oldest.
-    if (this.#keys.size > this.#max) this.#keys.delete(this.#keys.values().next().value as string);
+    this.#keys.set(key, true);
     return true;
   }
 

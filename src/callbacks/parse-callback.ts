@@ -1,5 +1,6 @@
 import type { TaskResult } from '../schemas/task.ts';
 import { CallbackError, type CallbackErrorReason } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
 import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
 import { loadValidation } from '../schemas/load.ts';
 
@@ -108,8 +109,8 @@ function isRequestLike(value: unknown): value is Request {
 }
 
 async function readRequest(request: Request, max: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) throw tooLarge(`content-length ${declared}`, max);
+  const declared = contentLength(request.headers.get('content-length'));
+  if (declared !== undefined && declared > max) throw tooLarge(`content-length ${declared}`, max);
   if (request.bodyUsed) throw new CallbackError('invalid_body', 'Callback request body was already read');
   if (!request.body) return new Uint8Array(0);
   let reader: ReadableStreamDefaultReader<Uint8Array>;

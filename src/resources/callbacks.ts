@@ -1,6 +1,7 @@
 import { parseCallback, readCapped, DEFAULT_CALLBACK_MAX_BYTES, type CallbackBody, type ParseCallbackOptions } from '../callbacks/parse-callback.ts';
 import { deliveryKey, MemoryDedupeStore, type CallbackDedupeStore } from '../callbacks/dedupe.ts';
 import { CallbackError, NotFoundError, ValidationError, type CallbackErrorReason } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { APIResource } from './resource.ts';
 
@@ -109,10 +110,6 @@ const STATUS_OF: Record<CallbackErrorReason, number> = {
   invalid_shape: 400,
   unknown_task: 400,
 };
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
 
 /**
  * Completion callbacks: parse, verify, and ready handlers for fetch-style and Node servers.
@@ -326,8 +323,8 @@ function withinReadTimeout<T>(reading: Promise<T>, ms: number): Promise<T | type
 
 /** The body of a Node request: what a body parser left in `req.body`, else the stream, capped. */
 async function nodeBody(req: NodeCallbackRequest, stream: NodeCallbackRequest, maxBytes: number): Promise<CallbackBody> {
-  const declared = firstHeader(req.headers['content-length'] ?? stream.headers['content-length']);
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) {
+  const declared = contentLength(req.headers['content-length'] ?? stream.headers['content-length']);
+  if (declared !== undefined && declared > maxBytes) {
     throw new CallbackError('too_large', `Callback body is larger than ${maxBytes.toLocaleString('en-US')} bytes (content-length ${declared})`);
   }
   const unread = !stream.readableEnded && typeof stream[Symbol.asyncIterator] === 'function';

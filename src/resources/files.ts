@@ -1,4 +1,5 @@
 import { APIConnectionError, OmniMediaError, ValidationError } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
 import type { TransferProgress } from '../uploads/body.ts';
 import { APIResource } from './resource.ts';
 
@@ -233,8 +234,7 @@ export class Files extends APIResource {
       idleTimeout: options.idleTimeout,
       maxRetries: options.maxRetries,
     });
-    const length = response.headers.get('content-encoding') ? null : response.headers.get('content-length');
-    const total = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
+    const total = contentLength(response.headers.get('content-length'), response.headers.get('content-encoding'));
     const body = counted(
       content,
       total,

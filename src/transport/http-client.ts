@@ -2,6 +2,8 @@ import type { KyInstance, Options } from 'ky';
 import { apiErrorFromResponse } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
+import { findInCauses } from '../internal/cause-chain.ts';
+import { contentLength } from '../internal/content-length.ts';
 import { redact, type LevelledLogger } from '../internal/logger.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
@@ -75,19 +77,15 @@ export interface HttpRequest<T = unknown> {
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
 
-/**
- * What went wrong on the socket, e.g. `ECONNREFUSED`. ky wraps fetch's `TypeError('fetch
- * failed')`, which wraps the socket error: the code sits at the bottom of the cause chain.
- */
+/** What went wrong on the socket: the first error code in the cause chain (`ECONNREFUSED`), else its deepest message. */
 function socketReason(error: unknown): string {
   let reason = String((error as Error | undefined)?.message ?? error);
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof code === 'string') return code;
-    if (typeof message === 'string' && message) reason = message;
-    e = cause;
-  }
-  return reason;
+  const code = findInCauses(error, (link) => {
+    if (typeof link.code === 'string') return link.code;
+    if (typeof link.message === 'string' && link.message) reason = link.message;
+    return undefined;
+  });
+  return code ?? reason;
 }
 
 const JSON_CONTENT_TYPE = { 'content-type': 'application/json' } as const;
@@ -113,12 +111,6 @@ function fetchParts(fetchImpl: Fetch, signal: AbortSignal, body: BodyInit | unde
       ...(streaming ? { duplex: 'half' } : {}),
     } as RequestInit);
   };
-}
-
-/** The `Content-Length` a response declares, when it is a plain number. */
-function declaredLength(headers: Headers): number | undefined {
-  const length = headers.get('content-length');
-  return length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
 }
 
 const decoder = new TextDecoder();
@@ -283,7 +275,7 @@ export class HttpClient {
       const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers) };
       const tooLarge = () =>
         new APIError(`${request.what}: the service answered ${response.status} with a body larger than 1 MiB`, { ...meta, taskId: request.taskId });
-      if ((declaredLength(response.headers) ?? 0) > MAX_JSON_BYTES) {
+      if ((contentLength(response.headers.get('content-length')) ?? 0) > MAX_JSON_BYTES) {
         response.body?.cancel().catch(() => {});
         throw tooLarge();
       }

@@ -1,5 +1,6 @@
 import pRetry from 'p-retry';
 import { APIConnectionError, APIError, APITimeoutError, RateLimitError, ServiceUnavailableError } from '../errors.ts';
+import { findInCauses } from '../internal/cause-chain.ts';
 import { sleep } from '../internal/sleep.ts';
 
 /**
@@ -32,12 +33,7 @@ const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /** `true` when the error's cause chain shows the connection failed before the request was sent. */
 export function failedBeforeSending(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && NOT_SENT_CODES.has(code)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
+  return findInCauses(error, (link) => (typeof link.code === 'string' && NOT_SENT_CODES.has(link.code) ? true : undefined)) ?? false;
 }
 
 /**

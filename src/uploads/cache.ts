@@ -1,3 +1,4 @@
+import { BoundedMap } from '../internal/bounded-map.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { PreparedFile } from './inputs.ts';
 
@@ -68,26 +69,18 @@ const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
  * ```
  */
 export class MemoryUploadCacheStore implements UploadCacheStore {
-  readonly #entries = new Map<string, { record: CachedUpload; until: number }>();
-  readonly #max: number;
+  readonly #entries: BoundedMap<string, CachedUpload>;
 
   constructor(maxEntries = DEFAULT_MAX_ENTRIES) {
-    this.#max = Math.max(1, maxEntries);
+    this.#entries = new BoundedMap(maxEntries);
   }
 
   get(key: string): CachedUpload | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    this.#entries.delete(key);
-    if (entry.until <= Date.now()) return undefined;
-    this.#entries.set(key, entry);
-    return entry.record;
+    return this.#entries.get(key);
   }
 
   set(key: string, record: CachedUpload, ttlMs: number): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, { record, until: Date.now() + ttlMs });
-    while (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as string);
+    this.#entries.set(key, record, ttlMs);
   }
 
   delete(key: string): void {

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
 
 /**
@@ -307,9 +308,7 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     if (!input.ok)
       throw new ValidationError([{ path: field, message: `the Response has status ${input.status}, not a file to upload` }]);
     if (input.bodyUsed) throw new ValidationError([{ path: field, message: 'the Response body was already read' }]);
-    // A length is trustworthy only for an unencoded body: fetch hands over the decoded bytes.
-    const length = input.headers.get('content-encoding') ? null : input.headers.get('content-length');
-    const size = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
+    const size = contentLength(input.headers.get('content-length'), input.headers.get('content-encoding'));
     const { head, stream } = await peekStream(input.body ?? new ReadableStream({ start: (c) => c.close() }));
     const name = input.url ? basename(new URL(input.url).pathname) || undefined : undefined;
     return { source: { replayable: false, size, stream }, head, name };

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../internal/bounded-map.ts';
 import type { TaskResult } from '../schemas/task.ts';
 
 /** Kinds of task remembered at most; the least recently used is forgotten first. */
@@ -15,18 +16,6 @@ export interface ExpectedWindow {
   samples: number;
 }
 
-/**
- * The kind of a task, for learning how long such tasks take: its `normalized_model` (the
- * service's billing specification: model, resolution and length), else what the submission
- * knew (operation, model and size). `undefined` when nothing identifies it.
- */
-export function durationKey(
-  task: Pick<TaskResult, 'normalized_model'> | undefined,
-  fallback?: string | undefined,
-): string | undefined {
-  return task?.normalized_model ?? fallback;
-}
-
 /** The seconds a finished task's final attempt took (`elapsed_s`), else its total. */
 function secondsOf(task: TaskResult): number | undefined {
   const seconds = task.elapsed_s ?? task.total_elapsed_s;
@@ -39,19 +28,16 @@ function secondsOf(task: TaskResult): number | undefined {
  * durations each.
  */
 export class TaskDurations {
-  // A Map iterates in insertion order: re-inserting on use makes it an LRU.
-  readonly #byKind = new Map<string, number[]>();
+  readonly #byKind = new BoundedMap<string, number[]>(MAX_REMEMBERED_KINDS);
 
   /** Remember how long a completed task took. */
   record(key: string | undefined, task: TaskResult): void {
     const seconds = secondsOf(task);
     if (key === undefined || seconds === undefined) return;
     const samples = this.#byKind.get(key) ?? [];
-    this.#byKind.delete(key);
     samples.push(seconds * 1000);
     if (samples.length > SAMPLES_PER_KIND) samples.shift();
     this.#byKind.set(key, samples);
-    if (this.#byKind.size > MAX_REMEMBERED_KINDS) this.#byKind.delete(this.#byKind.keys().next().value as string);
   }
 
   /**
