@@ -1,8 +1,10 @@
 import type { TaskResult } from '../schemas/task.ts';
 import { CallbackError, type CallbackErrorReason } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
+import { resolveParseCallbackOptions } from '../option-checks.ts';
+import type { ParseCallbackOptions } from '../options.ts';
 import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
-import { loadValidation } from '../schemas/load.ts';
+import { loadValidation } from '../validation/load.ts';
 
 /**
  * What `parseCallback` reads: the raw body in any form a server hands it over.
@@ -14,29 +16,6 @@ import { loadValidation } from '../schemas/load.ts';
  * ```
  */
 export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | Record<string, unknown>;
-
-/**
- * Options of `parseCallback`.
- *
- * @example
- * ```ts
- * const task = await parseCallback(await request.text(), { maxBytes: 64 * 1024 });
- * ```
- */
-export interface ParseCallbackOptions {
-  /** Refuse a body larger than this many bytes (`too_large`). Default 1 MiB (1,048,576). */
-  maxBytes?: number;
-}
-
-export const DEFAULT_CALLBACK_MAX_BYTES = 1024 * 1024;
-
-function maxBytesOf(options: ParseCallbackOptions | undefined): number {
-  const max = options?.maxBytes ?? DEFAULT_CALLBACK_MAX_BYTES;
-  if (!Number.isSafeInteger(max) || max < 1) {
-    throw new CallbackError('invalid_body', `parseCallback: maxBytes must be a positive integer (got ${String(max)})`);
-  }
-  return max;
-}
 
 function tooLarge(size: number | string, max: number): CallbackError {
   return new CallbackError('too_large', `Callback body is larger than ${max.toLocaleString('en-US')} bytes (${size})`);
@@ -160,7 +139,7 @@ function sanitized(value: unknown, max: number, countSize: boolean): unknown {
   }
 }
 
-// Async only to load zod at the first validation (src/schemas/load.ts).
+// Async only to load zod at the first validation (src/validation/load.ts).
 async function validate(data: unknown): Promise<TaskResult> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);
@@ -226,8 +205,9 @@ async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResu
  * ```
  */
 export async function parseCallback(body: CallbackBody, options?: ParseCallbackOptions): Promise<TaskResult> {
+  const maxBytes = resolveParseCallbackOptions(options);
   try {
-    return await parseUnchecked(body, maxBytesOf(options));
+    return await parseUnchecked(body, maxBytes);
   } catch (error) {
     if (error instanceof CallbackError) throw error;
     // A hostile Proxy or getter, a stack overflow: still a CallbackError, never something else.

@@ -1,5 +1,3 @@
-import { OmniMediaError } from '../errors.ts';
-
 /**
  * The query parameter of `callback_url` that carries the token.
  *
@@ -50,12 +48,9 @@ function constantTimeEqual(a: string, b: string): boolean {
 export class CallbackTokens {
   readonly #tokens: Promise<string[]>;
 
+  /** `secrets`: checked by `resolveClientOptions`, the newest first. */
   constructor(secrets: string | readonly string[]) {
-    const list = typeof secrets === 'string' ? [secrets] : [...secrets];
-    if (list.length === 0 || list.some((s) => typeof s !== 'string' || s.length === 0)) {
-      throw new OmniMediaError('new OmniMedia: callbackSecret must be a non-empty string or a non-empty list of them');
-    }
-    this.#tokens = Promise.all(list.map(deriveToken));
+    this.#tokens = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(deriveToken));
     // Surfaced by the first use; not an unhandled rejection at construction.
     this.#tokens.catch(() => {});
   }

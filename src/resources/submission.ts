@@ -1,36 +1,20 @@
 import type * as z from 'zod/mini';
-import type { OmniMedia } from '../client.ts';
+import { checkRequestOptions } from '../option-checks.ts';
+import type { RequestOptions } from '../options.ts';
+import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
-import { loadValidation, type Validation } from '../schemas/load.ts';
-
-/**
- * Per-call options of every request method.
- *
- * @example
- * ```ts
- * const submission = await client.images.generate(
- *   { model: 'omni-image', prompt: 'a lighthouse' },
- *   { timeout: 10_000, maxRetries: 0, signal: AbortSignal.timeout(15_000) },
- * );
- * ```
- */
-export interface RequestOptions {
-  /** Abort the request (and any retry sleep). */
-  signal?: AbortSignal;
-  /** ms for each attempt's whole exchange (connection, headers and body); overrides the client's. */
-  timeout?: number;
-  /** Overrides the client's `maxRetries` for this call. */
-  maxRetries?: number;
-}
+import type { ResourceContext } from './context.ts';
 
 export interface Submission<S extends z.core.$ZodType> {
   path: string;
   what: string;
+  /** What is submitted, for the journal: `image_generation`, `image_edit`, `video_generation`, `video_edit`. */
+  kind: string;
   /**
    * Validates the params and builds the JSON body (uploading any file objects first, under the
    * call's signal); throws `ValidationError` before any request. `validation` is the lazily
-   * loaded schemas and parse helpers (src/schemas/load.ts).
+   * loaded schemas and parse helpers (src/validation/load.ts).
    */
   body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Picks the response's schema from the (lazily loaded) validation module. */
@@ -45,26 +29,27 @@ export interface Submission<S extends z.core.$ZodType> {
 }
 
 /**
- * POST a task submission (never retried once the service may have taken it) and return it as
- * a `TaskPromise`, whose `.wait()` times its first query from the moment of submission.
+ * POST a task submission (never retried once the service may have taken it), journal it, and
+ * return it as a `TaskPromise`, whose `.wait()` times its first query from the moment of
+ * submission.
  */
 export function submitTask<S extends z.core.$ZodType>(
-  client: OmniMedia,
+  context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal'>,
   submission: Submission<S>,
   options: RequestOptions = {},
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
   let fallbackKey: string | undefined;
   const sent = (async () => {
+    checkRequestOptions(options, submission.what);
     const validation = await loadValidation();
     let json = await submission.body(options, validation);
     // The one place every submission passes: each callback_url gets the client's token here.
-    if (client.callbackTokens && typeof json.callback_url === 'string') {
-      json = { ...json, callback_url: await client.callbackTokens.addTo(json.callback_url) };
-    }
+    const tokens = context.callbackTokens;
+    if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
     fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
-    return client.http.request({
+    const accepted = await context.http.request({
       method: 'POST',
       path: submission.path,
       auth: true,
@@ -76,13 +61,18 @@ export function submitTask<S extends z.core.$ZodType>(
       maxRetries: options.maxRetries,
       parse: (body, meta) => validation.parseResponse(submission.schema(validation), body, submission.what, meta) as z.output<S> & { task_id: string },
     });
+    // Journaled before the submission resolves; a journal that fails costs no task: the
+    // caller still gets its task id.
+    try {
+      await context.journal.record({ task_id: accepted.task_id, kind: submission.kind, submitted_at: submittedAt });
+    } catch (error) {
+      context.waiting.logger?.warn(`${submission.what}: task ${accepted.task_id} could not be journaled: ${String((error as Error)?.message ?? error)}`);
+    }
+    return accepted;
   })();
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;
     const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;
-    return waitForTask(
-      pollTarget(client, task.task_id, { submittedAt, defaultTimeout: submission.defaultTimeout, durationKey }),
-      waitOptions,
-    );
+    return waitForTask(pollTarget(context.waiting, task.task_id, { submittedAt, defaultTimeout: submission.defaultTimeout, durationKey }), waitOptions);
   });
 }

@@ -9,7 +9,7 @@ import {
 } from './fields.ts';
 import { IMAGE_QUALITIES } from './constants.ts';
 import { imageSizeProblem, type ImageSize } from './image-size.ts';
-import type { FileInput } from '../uploads/auto-upload.ts';
+import type { FileInput } from './file-input.ts';
 
 export type { ImageSize } from './image-size.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { FileInput } from '../uploads/auto-upload.ts';
+import type { FileInput } from './file-input.ts';
 import {
   ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODEL,

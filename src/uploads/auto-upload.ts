@@ -1,18 +1,8 @@
-import type { OmniMedia } from '../client.ts';
 import { ValidationError, type ValidationIssue } from '../errors.ts';
-import { isFileInput, prepareFile, type PreparedFile, type UploadRule, type Uploadable } from './inputs.ts';
+import type { FileInput } from '../schemas/file-input.ts';
+import { isFileInput, prepareFile, type PreparedFile, type UploadRule } from './inputs.ts';
 import { resolveReference } from './references.ts';
-
-/**
- * A file object where a reference goes: uploaded first, then replaced by its URL or id.
- *
- * @example
- * ```ts
- * const image: FileInput = new Blob([bytes], { type: 'image/png' });
- * await client.images.edit({ model: 'omni-image', prompt: 'make it night', image });
- * ```
- */
-export type FileInput = Exclude<Uploadable, string>;
+import type { Uploader } from './send.ts';
 
 interface Pending {
   placeholder: string;
@@ -93,7 +83,7 @@ export class AutoUploads {
    * Check the files, then `validate` the body (which throws `ValidationError` with every issue
    * found so far); only then upload the files and return the body with their URLs/ids.
    */
-  async settle<T>(client: OmniMedia, signal: AbortSignal | undefined, validate: () => T): Promise<T> {
+  async settle<T>(send: Uploader, signal: AbortSignal | undefined, validate: () => T): Promise<T> {
     await this.check();
     let body: T;
     try {
@@ -102,15 +92,15 @@ export class AutoUploads {
       await this.discard();
       throw error;
     }
-    return this.upload(client, body, signal);
+    return this.upload(send, body, signal);
   }
 
   /** Upload every file in parallel and put its URL or id where its placeholder is. */
-  async upload<T>(client: OmniMedia, body: T, signal: AbortSignal | undefined): Promise<T> {
+  async upload<T>(send: Uploader, body: T, signal: AbortSignal | undefined): Promise<T> {
     if (this.#pending.length === 0) return body;
     const values = await Promise.all(
       this.#pending.map(async (pending) => {
-        const record = await client.uploads.send(pending.prepared as PreparedFile, signal ? { signal } : {});
+        const record = await send(pending.prepared as PreparedFile, signal ? { signal } : {});
         return [pending.placeholder, (record as Record<string, unknown>)[pending.key] as string] as const;
       }),
     );

@@ -1,21 +1,7 @@
 import { OmniMediaError, ValidationError } from '../errors.ts';
 import { tooLargeMessage, type PreparedFile } from './inputs.ts';
 import { isBrowser } from '../internal/runtime.ts';
-
-/**
- * Bytes moved so far; `total` is `undefined` when the size is not known in advance.
- *
- * @example
- * ```ts
- * await client.uploads.video('./clip.mp4', {
- *   onProgress: ({ loaded, total }) => console.log(total ? `${Math.round((100 * loaded) / total)}%` : `${loaded} bytes`),
- * });
- * ```
- */
-export interface TransferProgress {
-  loaded: number;
-  total: number | undefined;
-}
+import type { TransferProgress } from '../transport/progress.ts';
 
 /** One attempt's request body and the headers that go with it. */
 export interface AttemptBody {

@@ -1,97 +1,11 @@
-import { BoundedMap } from '../internal/bounded-map.ts';
-import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
+import { MemoryUploadCacheStore } from '../coordination/memory.ts';
+import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
+import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
 import type { PreparedFile } from './inputs.ts';
 
-/**
- * What the upload cache keeps: the record an upload returned.
- *
- * @example
- * ```ts
- * const store: UploadCacheStore = { get: (key) => saved.get(key), set: (key, record: CachedUpload) => void saved.set(key, record), delete: (key) => void saved.delete(key) };
- * ```
- */
-export type CachedUpload = ImageUpload | VideoUpload;
-
-/**
- * Where the upload cache keeps its records: the in-memory default, or your own (Redis, a
- * database, a KV store) so that several processes share uploads. Keys are short strings;
- * records are plain JSON. `ttlMs` is how long the record stays useful, for stores that expire
- * entries themselves.
- *
- * @example
- * ```ts
- * const store: UploadCacheStore = {
- *   get: async (key) => JSON.parse((await redis.get(key)) ?? 'null') ?? undefined,
- *   set: async (key, record, ttlMs) => void (await redis.set(key, JSON.stringify(record), 'PX', ttlMs)),
- *   delete: async (key) => void (await redis.del(key)),
- * };
- * const client = new OmniMedia({ uploadCache: { store } });
- * ```
- */
-export interface UploadCacheStore {
-  get(key: string): CachedUpload | undefined | Promise<CachedUpload | undefined>;
-  set(key: string, record: CachedUpload, ttlMs: number): void | Promise<void>;
-  delete(key: string): void | Promise<void>;
-}
-
-/**
- * Options of the client's `uploadCache`.
- *
- * @example
- * ```ts
- * const client = new OmniMedia({ uploadCache: { maxEntries: 1000 } });
- * ```
- */
-export interface UploadCacheOptions {
-  /** Default: an in-memory store of up to `maxEntries` records. */
-  store?: UploadCacheStore;
-  /**
-   * A cached upload is reused only while it has more than this many ms of validity left, so a
-   * task queued now still finds its reference alive. Default 1 hour.
-   */
-  margin?: number;
-  /** Size of the default in-memory store. Default 500. */
-  maxEntries?: number;
-}
-
 const DAY_MS = 24 * 60 * 60 * 1000;
-const DEFAULT_MARGIN_MS = 60 * 60 * 1000;
-const DEFAULT_MAX_ENTRIES = 500;
 // Files are hashed a chunk at a time so that hashing never holds more than this in memory.
 const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
-
-/**
- * The default store: a bounded map, least recently used out first.
- *
- * @example
- * ```ts
- * const client = new OmniMedia({ uploadCache: { store: new MemoryUploadCacheStore(100) } });
- * ```
- */
-export class MemoryUploadCacheStore implements UploadCacheStore {
-  readonly #entries: BoundedMap<string, CachedUpload>;
-
-  constructor(maxEntries = DEFAULT_MAX_ENTRIES) {
-    this.#entries = new BoundedMap(maxEntries);
-  }
-
-  get(key: string): CachedUpload | undefined {
-    return this.#entries.get(key);
-  }
-
-  set(key: string, record: CachedUpload, ttlMs: number): void {
-    this.#entries.set(key, record, ttlMs);
-  }
-
-  delete(key: string): void {
-    this.#entries.delete(key);
-  }
-
-  /** How many records are held. */
-  get size(): number {
-    return this.#entries.size;
-  }
-}
 
 /** When a record stops being valid, in ms since the epoch. */
 export function expiresAtMs(record: CachedUpload, uploadedAt: number): number {
@@ -138,7 +52,7 @@ export class UploadCache {
 
   constructor(options: UploadCacheOptions = {}) {
     this.store = options.store ?? new MemoryUploadCacheStore(options.maxEntries);
-    this.margin = options.margin ?? DEFAULT_MARGIN_MS;
+    this.margin = options.margin ?? DEFAULT_UPLOAD_CACHE_MARGIN_MS;
   }
 
   /** The cached record for `key` when it is still comfortably valid, else the result of `upload` (then cached). */

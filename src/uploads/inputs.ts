@@ -1,28 +1,7 @@
 import { ValidationError } from '../errors.ts';
+import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
-
-/**
- * A file on disk, by path (Node, Deno, Bun). Made by {@link fileFromPath}. Nothing is read
- * until the upload, and a retried upload opens the file again.
- *
- * @example
- * ```ts
- * const photo = fileFromPath('./photo.png');
- * await client.images.edit({ model: 'omni-image', prompt: 'make it night', image: photo });
- * ```
- */
-export class FileFromPath {
-  /** The path as given. */
-  readonly path: string;
-  /** The name sent with the upload: the path's last segment unless given. */
-  readonly name: string;
-
-  constructor(path: string, name?: string) {
-    this.path = path;
-    this.name = name ?? basename(path);
-  }
-}
 
 /**
  * A file on disk to upload, or to pass as `image`/`mask`/`images`/`input_video` where a plain
@@ -37,32 +16,6 @@ export function fileFromPath(path: string, filename?: string): FileFromPath {
   if (typeof path !== 'string' || path === '') throw new ValidationError([{ path: 'path', message: 'must be a non-empty file path' }]);
   return new FileFromPath(path, filename);
 }
-
-/**
- * A file to upload:
- * - a path string (Node, Deno, Bun) or {@link fileFromPath}: read from disk as it is sent;
- * - a `Blob` or `File` (its `name` is the filename);
- * - bytes: `Uint8Array` (Node's byte buffers included) or `ArrayBuffer`;
- * - a web `ReadableStream`, a Node `Readable` or any async iterable of bytes: sent as it is
- *   read, size-checked on the way; one-shot, so such an upload is never retried;
- * - a fetch `Response` (e.g. `await fetch(url)`): its body is streamed through.
- *
- * @example
- * ```ts
- * await client.uploads.image('./photo.png');                  // a path (Node)
- * await client.uploads.image(input.files[0]);                // a File from <input type="file">
- * await client.uploads.image(new Uint8Array(await res.arrayBuffer()), { filename: 'a.png' });
- * ```
- */
-export type Uploadable =
-  | string
-  | FileFromPath
-  | Blob
-  | Uint8Array
-  | ArrayBuffer
-  | ReadableStream<Uint8Array>
-  | AsyncIterable<Uint8Array>
-  | Response;
 
 /** What an upload endpoint accepts. Sizes in MiB: see "Spec gaps and our decisions". */
 export interface UploadRule {
@@ -173,9 +126,6 @@ function readBlob(blob: Blob): ReadableStream<Uint8Array> {
   );
 }
 
-function basename(path: string): string {
-  return path.split(/[\\/]/).pop() || path;
-}
 
 async function openPath(path: string, field: string): Promise<Blob> {
   const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS)) as {
@@ -289,7 +239,7 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     return {
       source: { replayable: true, size: blob.size, open: () => openPath(path, field), read: () => readPath(path, field) },
       head: await headOfBlob(blob),
-      name: typeof input === 'string' ? basename(path) : input.name,
+      name: typeof input === 'string' ? fileName(path) : input.name,
     };
   }
   if (input instanceof Blob) {
@@ -310,7 +260,7 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     if (input.bodyUsed) throw new ValidationError([{ path: field, message: 'the Response body was already read' }]);
     const size = contentLength(input.headers.get('content-length'), input.headers.get('content-encoding'));
     const { head, stream } = await peekStream(input.body ?? new ReadableStream({ start: (c) => c.close() }));
-    const name = input.url ? basename(new URL(input.url).pathname) || undefined : undefined;
+    const name = input.url ? fileName(new URL(input.url).pathname) || undefined : undefined;
     return { source: { replayable: false, size, stream }, head, name };
   }
   if (input instanceof ReadableStream) {
@@ -321,7 +271,7 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     const { head, stream } = await peekStream(streamFromIterable(input));
     // fs.createReadStream(path) carries its path: the best default name there is.
     const path = (input as { path?: unknown }).path;
-    return { source: { replayable: false, size: undefined, stream }, head, name: typeof path === 'string' ? basename(path) : undefined };
+    return { source: { replayable: false, size: undefined, stream }, head, name: typeof path === 'string' ? fileName(path) : undefined };
   }
   throw new ValidationError([
     {

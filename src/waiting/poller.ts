@@ -1,81 +1,66 @@
-import type { OmniMedia } from '../client.ts';
-import type { TaskResult } from '../schemas/task.ts';
-import { OmniMediaError, TaskFailedError, ValidationError, WaitTimeoutError, type ValidationIssue } from '../errors.ts';
+import type { SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
+import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
 import type { Logger } from '../internal/logger.ts';
-import type { PollScheduler } from './scheduler.ts';
+import { resolveWaitOptions } from '../option-checks.ts';
+import type { WaitOptions } from '../options.ts';
+import type { TaskResult } from '../schemas/task.ts';
 import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
+import { Cadence } from './cadence.ts';
+import type { TaskDurations } from './durations.ts';
+import type { PollScheduler } from './scheduler.ts';
 import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
-import type { TaskDurations, ExpectedWindow } from './durations.ts';
-import type { TaskEvents } from './task-events.ts';
-import type { WaitOptions } from './task-promise.ts';
-
-// The default cadence. Chosen with bench/suites/wait-cadence.ts against fixed 3 s and 6 s
-// polling: few queries for long tasks, a short lag for short ones (see the README).
-/** ms from submission to the first query: the spec's recommendation. */
-export const DEFAULT_INITIAL_DELAY_MS = 3_000;
-/** The first gap between queries; each next gap is `INTERVAL_GROWTH` times longer. */
-export const DEFAULT_INTERVAL_MS = 3_000;
-export const INTERVAL_GROWTH = 1.5;
-/** The gap stops growing here during a task's first minutes... */
-export const GAP_PLATEAU_MS = 14_000;
-/** ...then stays under this fraction of the task's age (4 %)... */
-export const GAP_AGE_FRACTION = 1 / 25;
-/** ...and never exceeds `maxInterval` (default 30 s), reached at 12.5 minutes. */
-export const DEFAULT_MAX_INTERVAL_MS = 30_000;
-/** Each gap is moved by up to ±10 %, so that waits started together drift apart. */
-export const GAP_JITTER = 0.1;
-/**
- * In a learned window, queries are this many per window, or closer (3 % of the expected end)
- * when the window is wide, and at least 1 s apart.
- */
-const QUERIES_PER_WINDOW = 5;
-const WINDOW_STEP_OF_END = 0.03;
-const MIN_WINDOW_STEP_MS = 1_000;
-
-/** Deadline of a wait on an image task when the caller gives no `timeout`. */
-export const DEFAULT_IMAGE_TIMEOUT_MS = 10 * 60_000;
-/** Deadline of a wait on a video task, or on a task waited for by id, when the caller gives no `timeout`. */
-export const DEFAULT_VIDEO_TIMEOUT_MS = 30 * 60_000;
 
 // A created_at this far from our clock is not trusted as the task's age.
 const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
 const MAX_CLOCK_SKEW_MS = 60_000;
 
-/** What the poller needs to wait for one task. */
-export interface PollTarget {
+/** What the poller needs to wait for one task: the task, and the ports it waits through. */
+export interface PollTarget extends WaitContext {
   taskId: string;
+  /** One query of the task, one request (the poller does its own retrying). */
+  retrieve(signal: AbortSignal): Promise<TaskResult>;
+  scheduler: PollScheduler;
+  events: TaskEventBus;
+  durations: TaskDurations;
+  /** Cleared once the task's end is seen. */
+  journal?: SubmissionJournal | undefined;
+  logger?: Logger | undefined;
+}
+
+/** What a submission tells the wait that follows it. */
+export interface WaitContext {
   /** When the task was submitted (ms since the epoch), if known; the first query is timed from it. */
   submittedAt?: number | undefined;
   /** Deadline when the caller gives no `timeout`. */
   defaultTimeout: number;
   /** The kind of task for learning durations, when the submission knew it. */
   durationKey?: string | undefined;
-  /** One query of the task, one request (the poller does its own retrying). */
-  retrieve(signal: AbortSignal): Promise<TaskResult>;
+}
+
+/** The ports a client's waits go through: everything in a `PollTarget` but the task. */
+export interface WaitPorts {
+  /** One query of a task (no retries: the poller does its own). */
+  retrieve(taskId: string, signal: AbortSignal): Promise<TaskResult>;
   scheduler: PollScheduler;
-  events: TaskEvents;
+  events: TaskEventBus;
   durations: TaskDurations;
+  journal?: SubmissionJournal | undefined;
   logger?: Logger | undefined;
 }
 
-/** What a submission tells the wait that follows it. */
-export interface WaitContext {
-  submittedAt?: number | undefined;
-  defaultTimeout: number;
-  durationKey?: string | undefined;
+/** The poll target of one task on a client's ports. */
+export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
+  return { ...ports, ...context, taskId, retrieve: (signal) => ports.retrieve(taskId, signal) };
 }
 
-/** The poll target of a task on `client`: its scheduler, its task events, its learned durations. */
-export function pollTarget(client: OmniMedia, taskId: string, context: WaitContext): PollTarget {
-  return {
-    taskId,
-    ...context,
-    retrieve: (signal) => client.tasks.retrieve(taskId, { signal, maxRetries: 0 }),
-    scheduler: client.pollScheduler,
-    events: client.taskEvents,
-    durations: client.taskDurations,
-    logger: client.logger,
-  };
+/** Run a write to shared state without waiting on it; its failure is not the wait's. */
+function settle(write: () => void | Promise<void> | undefined): void {
+  try {
+    const pending = write();
+    if (pending) pending.catch(() => {});
+  } catch {
+    // As above: shared state is a help, never a condition.
+  }
 }
 
 /** The last `fail_reason` of a failed task: the task's own, else its last failed attempt's. */
@@ -83,91 +68,6 @@ export function lastFailReason(task: TaskResult): string | undefined {
   if (task.fail_reason) return task.fail_reason;
   const failed = (task.attempts ?? []).filter((a) => a.fail_reason);
   return failed.at(-1)?.fail_reason ?? undefined;
-}
-
-interface CadenceSettings {
-  initialDelay: number;
-  interval: number;
-  maxInterval: number;
-  learn: boolean;
-}
-
-function checkOptions(options: WaitOptions, taskId: string): CadenceSettings & { timeout: number | undefined } {
-  const issues: ValidationIssue[] = [];
-  const ms = (name: keyof WaitOptions, value: number | undefined, positive: boolean) => {
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0))
-      issues.push({ path: name, message: `must be a ${positive ? 'positive' : 'non-negative'} number of ms (got ${String(value)})` });
-  };
-  ms('timeout', options.timeout, true);
-  ms('initialDelay', options.initialDelay, false);
-  ms('interval', options.interval, true);
-  ms('maxInterval', options.maxInterval, true);
-  if (options.interval !== undefined && options.maxInterval !== undefined && options.interval > options.maxInterval)
-    issues.push({ path: 'interval', message: `must not exceed maxInterval (${options.maxInterval} ms)` });
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-    issues.push({ path: 'onProgress', message: 'must be a function' });
-  if (issues.length > 0) {
-    const error = new ValidationError(issues, 'wait options');
-    error.taskId = taskId;
-    throw error;
-  }
-  const maxInterval = options.maxInterval ?? DEFAULT_MAX_INTERVAL_MS;
-  return {
-    timeout: options.timeout,
-    initialDelay: options.initialDelay ?? DEFAULT_INITIAL_DELAY_MS,
-    interval: options.interval ?? Math.min(DEFAULT_INTERVAL_MS, maxInterval),
-    maxInterval,
-    learn: options.learn ?? true,
-  };
-}
-
-/**
- * When to send the next query. The plain schedule: the first query `initialDelay` after
- * submission, then gaps of `interval` growing ×1.5 per query, each capped at
- * max(14 s, 4 % of the task's age) and at `maxInterval`, with ±10 % jitter. With a learned
- * window for this kind of task: sparse queries (every `maxInterval`) until the window opens,
- * five evenly spaced inside it (closer when it is wide: at most 3 % of its end apart), then
- * the plain growth again if the task runs late.
- */
-export class Cadence {
-  readonly #settings: CadenceSettings;
-  readonly #random: () => number;
-  #gap: number;
-
-  constructor(settings: CadenceSettings, random: () => number = Math.random) {
-    this.#settings = settings;
-    this.#random = random;
-    this.#gap = settings.interval;
-  }
-
-  /** Age (ms since submission) of the first query. */
-  firstQueryAge(expected: ExpectedWindow | undefined): number {
-    const { initialDelay, maxInterval } = this.#settings;
-    if (!expected || !this.#settings.learn) return initialDelay;
-    return Math.max(initialDelay, Math.min(expected.from, maxInterval));
-  }
-
-  /** ms from a query made at `age` (ms since submission) to the next one. */
-  nextGap(age: number, expected: ExpectedWindow | undefined): number {
-    const { maxInterval } = this.#settings;
-    const cap = Math.min(maxInterval, Math.max(GAP_PLATEAU_MS, this.#settings.interval, age * GAP_AGE_FRACTION));
-    if (expected && this.#settings.learn && age < expected.to) {
-      const dense = Math.min((expected.to - expected.from) / QUERIES_PER_WINDOW, expected.to * WINDOW_STEP_OF_END);
-      const step = Math.min(cap, Math.max(MIN_WINDOW_STEP_MS, dense));
-      // If the task runs past the window, the plain growth resumes from the dense step.
-      this.#gap = step;
-      if (age < expected.from) return Math.min(expected.from - age, maxInterval);
-      return this.#jitter(step);
-    }
-    const gap = Math.min(this.#gap, cap);
-    this.#gap = Math.min(this.#gap * INTERVAL_GROWTH, maxInterval);
-    return this.#jitter(gap);
-  }
-
-  #jitter(gap: number): number {
-    return gap * (1 + GAP_JITTER * (2 * this.#random() - 1));
-  }
 }
 
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
@@ -187,10 +87,10 @@ function originFromCreatedAt(task: TaskResult, now: number): number | undefined 
  * abort. Transient query failures are retried inside the wait. Stopping the iteration
  * (`break`, `return()`) stops polling at once.
  */
-export async function* observeTask(target: PollTarget, options: WaitOptions = {}): AsyncGenerator<TaskResult, void, undefined> {
+export async function* observeTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
   const { taskId, scheduler, events, durations } = target;
-  const settings = checkOptions(options, taskId);
-  const { signal, onProgress } = options;
+  const settings = resolveWaitOptions(options, taskId);
+  const { signal, onProgress } = settings;
   signal?.throwIfAborted();
 
   const started = Date.now();
@@ -225,7 +125,7 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
     const expected = () => (origin === undefined || key === undefined ? undefined : durations.expected(key));
     // Right away for a task of unknown age (a wait by id); else `initialDelay` after
     // submission, which is now already when `.wait()` is called late.
-    let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(expected()));
+    let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(await expected()));
 
     for (;;) {
       let task: TaskResult | undefined;
@@ -265,7 +165,11 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
       origin ??= originFromCreatedAt(task, now);
       key ??= task.normalized_model ?? undefined;
       onProgress?.(task, { elapsedMs: now - started, polls });
-      if (isSuccessStatus(task.status)) durations.record(key, task);
+      if (isTerminalStatus(task.status)) {
+        // Shared state is a help, never a condition: a store that fails costs no result.
+        if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
+        settle(() => target.journal?.clear(taskId));
+      }
       yield task;
 
       if (isSuccessStatus(task.status)) return;
@@ -274,7 +178,7 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
       }
       // Unknown statuses (and pending, processing) keep the wait going.
       const age = origin === undefined ? now - started : now - origin;
-      nextAt = now + cadence.nextGap(age, expected());
+      nextAt = now + cadence.nextGap(age, await expected());
     }
   } finally {
     unsubscribe();
@@ -285,7 +189,7 @@ export async function* observeTask(target: PollTarget, options: WaitOptions = {}
 }
 
 /** Poll until the task completes; see `observeTask` for how it ends. */
-export async function waitForTask(target: PollTarget, options: WaitOptions = {}): Promise<TaskResult> {
+export async function waitForTask(target: PollTarget, options?: WaitOptions): Promise<TaskResult> {
   let last: TaskResult | undefined;
   for await (const task of observeTask(target, options)) last = task;
   // observeTask returns only after yielding a completed task.
@@ -299,7 +203,7 @@ function changeKey(task: TaskResult): string {
 }
 
 /** Yield each observed change of the task (status, attempts) until it ends. */
-export async function* watchTask(target: PollTarget, options: WaitOptions = {}): AsyncGenerator<TaskResult, void, undefined> {
+export async function* watchTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
   let seen: string | undefined;
   for await (const task of observeTask(target, options)) {
     const key = changeKey(task);

@@ -1,29 +1,20 @@
 /**
- * One queue of wake-ups for all the waits of a client, under one request-rate cap.
+ * One queue of wake-ups for all the waits of a client, under one query budget.
  *
  * Why: 1,000 concurrent waits must neither hold 1,000 timers nor send their queries whenever
  * each pleases. Every wait asks the scheduler for a query slot at a time; the scheduler keeps
  * all requests in one binary heap, arms a single timer for the earliest, and hands out slots
- * under the cap. Queries held back by the cap go out in order of their due time as soon as
- * the cap allows, so waits that were kept waiting are served first, and each wait then times
- * its next query from when it really ran.
+ * as the `PollBudget` allows (in one process, `MemoryPollBudget`: a sliding one-second window
+ * as the service sees it; on a fleet, the fleet's budget). Queries held back by the budget go
+ * out in order of their due time as soon as it allows, so waits that were kept waiting are
+ * served first, and each wait then times its next query from when it really ran.
  *
- * The cap holds where it matters, at the service: a query may start only once the query
- * `maxPerSecond` places before it, and every one before that, was answered at least one
- * second ago. A request reaches the service between its start and its answer, so however
- * late the event loop or the network delivers requests, the service never sees more than
- * `maxPerSecond` of them within one second. (A query unanswered after 5 s stops counting,
- * so a hung request cannot stall every wait; by then it has long reached the service.)
- *
- * Deadline wake-ups share the one timer but take no slot: a deadline never waits on
- * the rate cap.
+ * Deadline wake-ups share the one timer but take no slot: a deadline never waits on the budget.
  */
+import { MemoryPollBudget } from '../coordination/memory.ts';
+import type { PollBudget, PollGrant } from '../coordination/ports.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND } from '../options.ts';
 
-/** Default request-rate cap of the task queries of one client, per second. */
-export const DEFAULT_MAX_POLLS_PER_SECOND = 20;
-
-const WINDOW_MS = 1_000;
-const MAX_HOLD_MS = 5_000;
 // setTimeout fires at once beyond this (about 24.8 days); longer waits re-arm on the way.
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -33,15 +24,6 @@ interface Entry {
   /** Position in the heap, or -1 once it left it. */
   index: number;
   wake: (release: () => void) => void;
-}
-
-/** One query handed out. */
-interface Slot {
-  /**
-   * When it stops counting: its answer, but no later than `MAX_HOLD_MS` after its start (a
-   * request reaches the service long before that), so one hung request cannot stall the rest.
-   */
-  end: number;
 }
 
 /** Call when the query's request has settled (answered, failed or aborted). Idempotent. */
@@ -121,24 +103,26 @@ class EntryHeap {
 
 /** The shared scheduler of one client's waits. */
 export class PollScheduler {
-  /** Most task queries the service sees from this client in any one second. */
-  readonly maxPerSecond: number;
-  // Two heaps: queries wait on the cap, plain wake-ups (deadlines) never do.
+  readonly #budget: PollBudget;
+  // Two heaps: queries wait on the budget, plain wake-ups (deadlines) never do.
   readonly #queries = new EntryHeap();
   readonly #wakeUps = new EntryHeap();
-  /** The last `maxPerSecond` slots, oldest at `#head` (a ring). */
-  readonly #recent: Slot[] = [];
-  #head = 0;
-  /** Latest end among the slots that left the ring. */
-  #retiredEnd = Number.NEGATIVE_INFINITY;
+  /** The budget said no query may start before this time. */
+  #budgetFreeAt = Number.NEGATIVE_INFINITY;
+  /** A budget that answers asynchronously (a fleet's) is asked one query at a time. */
+  #asking = false;
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
 
-  constructor(maxPerSecond: number = DEFAULT_MAX_POLLS_PER_SECOND) {
-    if (!Number.isInteger(maxPerSecond) || maxPerSecond < 1)
-      throw new RangeError(`maxPollsPerSecond must be a positive integer (got ${String(maxPerSecond)})`);
-    this.maxPerSecond = maxPerSecond;
+  /** `budget`: the query budget, or a number of queries per second for an in-memory one. */
+  constructor(budget: PollBudget | number = DEFAULT_MAX_POLLS_PER_SECOND) {
+    this.#budget = typeof budget === 'number' ? new MemoryPollBudget(budget) : budget;
+  }
+
+  /** Most task queries the service sees from this budget in any one second. */
+  get maxPerSecond(): number {
+    return this.#budget.maxPerSecond;
   }
 
   /** Wake-ups waiting (for tests and leak checks). */
@@ -152,9 +136,9 @@ export class PollScheduler {
   }
 
   /**
-   * Resolve at `at` (ms since the epoch) or later, once a query slot is free under the cap,
-   * with the function to call when the query's request has settled. Rejects with the
-   * signal's reason the moment it aborts.
+   * Resolve at `at` (ms since the epoch) or later, once the budget allows a query, with the
+   * function to call when the query's request has settled. Rejects with the signal's reason
+   * the moment it aborts.
    */
   querySlot(at: number, signal?: AbortSignal): Promise<ReleaseSlot> {
     return this.#enqueue<ReleaseSlot>(this.#queries, at, signal);
@@ -188,34 +172,6 @@ export class PollScheduler {
     });
   }
 
-  /**
-   * When the next query may start: one second after the query `maxPerSecond` places back,
-   * and every earlier one, was answered.
-   */
-  #slotFreeAt(): number {
-    if (this.#recent.length < this.maxPerSecond) return Number.NEGATIVE_INFINITY;
-    const oldest = this.#recent[this.#head] as Slot;
-    return Math.max(this.#retiredEnd, oldest.end) + WINDOW_MS;
-  }
-
-  #takeSlot(now: number): ReleaseSlot {
-    const slot: Slot = { end: now + MAX_HOLD_MS };
-    if (this.#recent.length < this.maxPerSecond) this.#recent.push(slot);
-    else {
-      // A slot retired while in flight keeps its provisional end: later than its answer, so safe.
-      this.#retiredEnd = Math.max(this.#retiredEnd, (this.#recent[this.#head] as Slot).end);
-      this.#recent[this.#head] = slot;
-      this.#head = (this.#head + 1) % this.maxPerSecond;
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      slot.end = Math.min(slot.end, Date.now());
-      this.#arm();
-    };
-  }
-
   #run = (): void => {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -225,20 +181,67 @@ export class PollScheduler {
       this.#wakeUps.pop();
       top.wake(() => {});
     }
-    // Due queries go out in order of due time while the window has room.
-    for (let top = this.#queries.peek(); top && top.at <= now && this.#slotFreeAt() <= now; top = this.#queries.peek()) {
-      this.#queries.pop();
-      top.wake(this.#takeSlot(now));
-    }
+    this.#serveQueries(now);
     this.#arm();
   };
+
+  /** Due queries go out in order of due time while the budget allows. */
+  #serveQueries(now: number): void {
+    while (!this.#asking) {
+      const top = this.#queries.peek();
+      if (!top || top.at > now || this.#budgetFreeAt > now) return;
+      const grant = this.#budget.take(now);
+      if (grant instanceof Promise) {
+        this.#asking = true;
+        grant.then(
+          (answer) => this.#answered(answer),
+          // A budget that cannot answer must not stall every wait: the query goes out.
+          () => this.#answered({ release: () => {} }),
+        );
+        return;
+      }
+      if (!this.#grant(grant, now)) return;
+    }
+  }
+
+  #answered(grant: PollGrant): void {
+    this.#asking = false;
+    const now = Date.now();
+    if (this.#grant(grant, now)) this.#serveQueries(now);
+    this.#arm();
+  }
+
+  /** Wake the earliest due query with a granted slot; `false` when there was none to give. */
+  #grant(grant: PollGrant, now: number): boolean {
+    if ('retryAt' in grant) {
+      this.#budgetFreeAt = grant.retryAt;
+      return false;
+    }
+    const top = this.#queries.peek();
+    if (!top || top.at > now) {
+      // The wait that asked left meanwhile (an async budget's answer came late).
+      grant.release();
+      return false;
+    }
+    this.#queries.pop();
+    let released = false;
+    top.wake(() => {
+      if (released) return;
+      released = true;
+      grant.release();
+      // The budget may allow the next query sooner now: ask again.
+      this.#budgetFreeAt = Number.NEGATIVE_INFINITY;
+      this.#arm();
+    });
+    return true;
+  }
 
   /** Keep exactly one timer, set for the next moment something can happen. */
   #arm(): void {
     const query = this.#queries.peek();
     const wakeUp = this.#wakeUps.peek();
     const next = Math.min(
-      query ? Math.max(query.at, this.#slotFreeAt()) : Number.POSITIVE_INFINITY,
+      query ? Math.max(query.at, this.#budgetFreeAt) : Number.POSITIVE_INFINITY,
       wakeUp ? wakeUp.at : Number.POSITIVE_INFINITY,
     );
     if (next === this.#timerAt) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallbackError, parseCallback } from 'omnimedia';
+import { CallbackError, ValidationError, parseCallback } from 'omnimedia';
 
 const task = {
   task_id: 'task_1',
@@ -194,8 +194,11 @@ describe('parseCallback', () => {
     expect(result.data?.[0]?.url).toBe('https://files.test/a.png');
   });
 
-  it('refuses a bad maxBytes option with CallbackError too', async () => {
-    expect(await reason(json, { maxBytes: 0 })).toBe('invalid_body');
-    expect(await reason(json, { maxBytes: Number.NaN })).toBe('invalid_body');
+  it('refuses a bad maxBytes option with a ValidationError naming it (the one error type of options)', async () => {
+    for (const maxBytes of [0, Number.NaN]) {
+      const error = await parseCallback(json, { maxBytes }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues[0]?.path).toBe('maxBytes');
+    }
   });
 });

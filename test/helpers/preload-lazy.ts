@@ -2,6 +2,6 @@
 // run nor wait for. Loaded here, before any test of the file, the first request of a fake-timer
 // test is as prompt as every later one (vitest.config.ts setupFiles).
 import { loadKy } from '../../src/transport/http-client.ts';
-import { loadValidation } from '../../src/schemas/load.ts';
+import { loadValidation } from '../../src/validation/load.ts';
 
 await Promise.all([loadKy(), loadValidation()]);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/index.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../../src/uploads/inputs.ts';
-import { attemptBody, canStreamRequestBodies, multipartFraming, type TransferProgress } from '../../src/uploads/body.ts';
+import type { TransferProgress } from '../../src/transport/progress.ts';
+import { attemptBody, canStreamRequestBodies, multipartFraming } from '../../src/uploads/body.ts';
 import { byteStream, fixture } from '../helpers/fixtures.ts';
 
 const png = fixture('tiny.png');

@@ -1,16 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TaskFailedError, ValidationError, WaitTimeoutError } from '../../src/errors.ts';
-import {
-  Cadence,
-  DEFAULT_INITIAL_DELAY_MS,
-  observeTask,
-  waitForTask,
-  watchTask,
-  type PollTarget,
-} from '../../src/waiting/poller.ts';
+import { MemoryDurationsStore, MemoryTaskEvents } from '../../src/coordination/memory.ts';
+import { DEFAULT_INITIAL_DELAY_MS } from '../../src/options.ts';
+import { observeTask, waitForTask, watchTask, type PollTarget } from '../../src/waiting/poller.ts';
 import { PollScheduler } from '../../src/waiting/scheduler.ts';
 import { TaskDurations } from '../../src/waiting/durations.ts';
-import { TaskEvents } from '../../src/waiting/task-events.ts';
 import type { TaskResult } from '../../src/schemas/task.ts';
 
 const T0 = 1_700_000_000_000;
@@ -38,59 +32,18 @@ function scriptedTask(durationMs: number, overrides: Partial<TaskResult> = {}) {
   return { queries, retrieve };
 }
 
-function target(retrieve: PollTarget['retrieve'], extra: Partial<PollTarget> = {}): PollTarget {
+function target(retrieve: PollTarget['retrieve'], extra: Partial<PollTarget> = {}): PollTarget & { events: MemoryTaskEvents } {
   return {
     taskId: 't1',
     submittedAt: T0,
     defaultTimeout: 30 * 60_000,
     retrieve,
     scheduler: new PollScheduler(100),
-    events: new TaskEvents(),
     durations: new TaskDurations(),
     ...extra,
+    events: new MemoryTaskEvents(),
   };
 }
-
-describe('Cadence (the default schedule)', () => {
-  const settings = { initialDelay: 3_000, interval: 3_000, maxInterval: 30_000, learn: true };
-
-  it('grows the gap ×1.5 from 3 s up to a 14 s plateau', () => {
-    const cadence = new Cadence(settings, () => 0.5);
-    const gaps = [3_000, 6_000, 10_500, 17_250, 27_375, 41_375].map((age) => cadence.nextGap(age, undefined));
-    expect(gaps).toEqual([3_000, 4_500, 6_750, 10_125, 14_000, 14_000]);
-  });
-
-  it('lets the gap follow 4 % of the task age after the plateau, up to maxInterval', () => {
-    const cadence = new Cadence(settings, () => 0.5);
-    for (let i = 0; i < 6; i++) cadence.nextGap(10_000, undefined);
-    expect(cadence.nextGap(300_000, undefined)).toBe(14_000);
-    expect(cadence.nextGap(500_000, undefined)).toBe(20_000);
-    expect(cadence.nextGap(3_600_000, undefined)).toBe(30_000);
-  });
-
-  it('moves each gap by at most ±10 %', () => {
-    expect(new Cadence(settings, () => 0).nextGap(3_000, undefined)).toBe(2_700);
-    expect(new Cadence(settings, () => 1).nextGap(3_000, undefined)).toBeCloseTo(3_300);
-  });
-
-  it('is a fixed interval when interval equals maxInterval', () => {
-    const cadence = new Cadence({ ...settings, interval: 6_000, maxInterval: 6_000 }, () => 0.5);
-    expect([3_000, 9_000, 600_000].map((age) => cadence.nextGap(age, undefined))).toEqual([6_000, 6_000, 6_000]);
-  });
-
-  it('with a learned window: sparse before it, five steps inside, plain growth after', () => {
-    const cadence = new Cadence(settings, () => 0.5);
-    const window = { from: 100_000, to: 110_000, samples: 9 };
-    expect(cadence.firstQueryAge(window)).toBe(30_000);
-    expect(cadence.nextGap(30_000, window)).toBe(30_000);
-    expect(cadence.nextGap(90_000, window)).toBe(10_000);
-    expect(cadence.nextGap(100_000, window)).toBe(2_000);
-    expect(cadence.nextGap(108_000, window)).toBe(2_000);
-    // Past the window the plain growth resumes from the dense step.
-    expect(cadence.nextGap(110_000, window)).toBe(2_000);
-    expect(cadence.nextGap(112_000, window)).toBe(3_000);
-  });
-});
 
 describe('waitForTask', () => {
   it('queries at the exact default times and resolves with the completed task', async () => {
@@ -266,7 +219,7 @@ describe('learning durations', () => {
     const durations = new TaskDurations();
     const seconds = [58, 61, 57, 63, 60, 59, 62, 60, 58];
     for (const s of seconds) durations.record('omni_flash_720p_10s', { task_id: 'x', status: 'completed', elapsed_s: s });
-    const expected = durations.expected('omni_flash_720p_10s');
+    const expected = await durations.expected('omni_flash_720p_10s');
     expect(expected?.samples).toBe(8); // the last eight are kept
     const learned = scriptedTask(61_000);
     const done = waitForTask(target(learned.retrieve, { durations, durationKey: 'omni_flash_720p_10s' }));
@@ -293,9 +246,10 @@ describe('learning durations', () => {
   });
 
   it('remembers a bounded number of kinds', () => {
-    const durations = new TaskDurations();
+    const store = new MemoryDurationsStore();
+    const durations = new TaskDurations(store);
     for (let i = 0; i < 1_000; i++) durations.record(`kind-${i}`, { task_id: 'x', status: 'completed', elapsed_s: 5 });
-    expect(durations.size).toBe(256);
+    expect(store.size).toBe(256);
     expect(durations.expected('kind-0')).toBeUndefined();
     expect(durations.expected('kind-999')).toBeDefined();
   });

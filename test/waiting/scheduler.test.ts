@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_MAX_POLLS_PER_SECOND, PollScheduler } from '../../src/waiting/scheduler.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND } from '../../src/options.ts';
+import { PollScheduler } from '../../src/waiting/scheduler.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -126,10 +127,10 @@ describe('PollScheduler', () => {
     expect(woke).toBe(40 * 86_400_000);
   });
 
-  it('rejects a bad cap', () => {
-    expect(() => new PollScheduler(0)).toThrow(RangeError);
-    expect(() => new PollScheduler(2.5)).toThrow(RangeError);
+  it('takes its cap from its budget, the default one unless told', () => {
+    // A bad cap is refused where every option is checked (client.test.ts, "maxPollsPerSecond").
     expect(new PollScheduler().maxPerSecond).toBe(DEFAULT_MAX_POLLS_PER_SECOND);
+    expect(new PollScheduler(7).maxPerSecond).toBe(7);
   });
 });
 

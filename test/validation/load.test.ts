@@ -5,7 +5,7 @@ import { http, HttpResponse } from 'msw';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError } from '../../src/index.ts';
-import { loadValidation } from '../../src/schemas/load.ts';
+import { loadValidation } from '../../src/validation/load.ts';
 import { BASE_URL, useMsw } from '../helpers/msw.ts';
 
 const server = useMsw();

@@ -5,11 +5,11 @@
 // `omnimedia/schemas` for callers who want them.
 
 /** The schemas and parse helpers, as loaded. */
-export type Validation = typeof import('./validation.ts');
+export type Validation = typeof import('./bundle.ts');
 
 let loading: Promise<Validation> | undefined;
 
 /** The validation module, loaded once. */
 export function loadValidation(): Promise<Validation> {
-  return (loading ??= import('./validation.ts'));
+  return (loading ??= import('./bundle.ts'));
 }
