@@ -52,7 +52,7 @@ export { fileFromPath } from './uploads/inputs.ts';
 export { FileFromPath, type FileInput, type Uploadable } from './schemas/file-input.ts';
 export type { UploadCache } from './uploads/cache.ts';
 export { sniffMediaType, type SniffedType } from './uploads/sniff.ts';
-export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './waiting/status.ts';
+export { isFailureStatus, isSuccessStatus, isTerminalStatus } from './waiting/status.ts';
 export type { TaskPromise } from './waiting/task-promise.ts';
 export type { Callbacks } from './resources/callbacks.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
@@ -68,7 +68,7 @@ export type {
   ImageReference,
   ImageSize,
 } from './schemas/images.ts';
-export type { TaskAttempt, TaskOutput, TaskResult, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
+export type { TaskAttempt, TaskOutput, TaskResult, TaskStatus, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
 export type { ImageUpload, VideoUpload } from './schemas/uploads.ts';
 export type {
   AspectRatio,

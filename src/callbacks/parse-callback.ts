@@ -15,7 +15,7 @@ import { loadValidation } from '../validation/load.ts';
  * const same = await parseCallback(await request.text()); // or its text, bytes, or a parsed object
  * ```
  */
-export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | Record<string, unknown>;
+export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | TaskResult | Record<string, unknown>;
 
 function tooLarge(size: number | string, max: number): CallbackError {
   return new CallbackError('too_large', `Callback body is larger than ${max.toLocaleString('en-US')} bytes (${size})`);

@@ -42,7 +42,7 @@ export type DownloadTarget = string | WritableStream<Uint8Array> | NodeWritableL
 export interface TaskWithOutputs {
   task_id?: string | undefined;
   status?: string | undefined;
-  data?: readonly { url: string }[] | null | undefined;
+  data?: readonly { url: string }[] | undefined;
 }
 
 /**

@@ -32,7 +32,7 @@ export class AutoUploads {
    * The string for a reference: a string as is, an upload record's `key` (expiry checked),
    * or a placeholder for a file object to upload.
    */
-  reference<R extends { expires_at?: number | null | undefined }>(
+  reference<R extends { expires_at?: number | undefined }>(
     reference: string | R | FileInput,
     key: 'url' | 'upload_id',
     path: string,
@@ -101,7 +101,7 @@ export class AutoUploads {
     const values = await Promise.all(
       this.#pending.map(async (pending) => {
         const record = await send(pending.prepared as PreparedFile, signal ? { signal } : {});
-        return [pending.placeholder, (record as Record<string, unknown>)[pending.key] as string] as const;
+        return [pending.placeholder, (record as { url?: string; upload_id?: string })[pending.key] as string] as const;
       }),
     );
     const byPlaceholder = new Map(values);

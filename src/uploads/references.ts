@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../errors.ts';
 
 /** A reference to something already uploaded: its string, or an upload record. */
-type Record_ = { expires_at?: number | null | undefined };
+type Record_ = { expires_at?: number | undefined };
 
 /**
  * The string to send for a reference (a URL or upload id), or an issue when it is an expired

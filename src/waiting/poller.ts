@@ -67,7 +67,7 @@ function settle(write: () => void | Promise<void> | undefined): void {
 export function lastFailReason(task: TaskResult): string | undefined {
   if (task.fail_reason) return task.fail_reason;
   const failed = (task.attempts ?? []).filter((a) => a.fail_reason);
-  return failed.at(-1)?.fail_reason ?? undefined;
+  return failed.at(-1)?.fail_reason;
 }
 
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
@@ -163,7 +163,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
       const now = Date.now();
       last = task;
       origin ??= originFromCreatedAt(task, now);
-      key ??= task.normalized_model ?? undefined;
+      key ??= task.normalized_model;
       onProgress?.(task, { elapsedMs: now - started, polls });
       if (isTerminalStatus(task.status)) {
         // Shared state is a help, never a condition: a store that fails costs no result.

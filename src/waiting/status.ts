@@ -1,17 +1,3 @@
-/**
- * Task states. The spec shows `pending` and `completed`; `processing` and `failed` are the
- * obvious others. Any other string is accepted and treated as "still running", so a new
- * state on the service never breaks a wait.
- *
- * @example
- * ```ts
- * const task = await client.tasks.retrieve(id);
- * const status: TaskStatus = task.status;
- * if (isTerminalStatus(status)) console.log('done:', status);
- * ```
- */
-export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | (string & {});
-
 const SUCCESS = new Set(['completed', 'succeeded', 'success']);
 const FAILURE = new Set(['failed', 'failure', 'error', 'cancelled', 'canceled', 'expired', 'timeout', 'timed_out', 'rejected']);
 

@@ -166,10 +166,10 @@ describe('parseCallback', () => {
     const result = await parseCallback(body);
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(Object.getPrototypeOf(result.data![0])).toBe(Object.prototype);
-    expect((result as Record<string, unknown>).polluted).toBeUndefined();
+    expect((result as unknown as Record<string, unknown>).polluted).toBeUndefined();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.hasOwn(result, '__proto__')).toBe(false);
-    const x = (result as Record<string, unknown>).x as object;
+    const x = (result as unknown as Record<string, unknown>).x as object;
     expect(Object.hasOwn(x, '__proto__')).toBe(false);
     // Merging the result with Object.assign cannot swap a prototype either.
     const merged = Object.assign({}, x);
