@@ -1,3 +1,8 @@
+/**
+ * transport/: one HTTP exchange with the service or a result host: the exchange and its
+ * deadlines (exchange.ts), the retry policy (retry-policy.ts), the mapping of error statuses
+ * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
+ */
 import type { KyInstance, Options } from 'ky';
 import { apiErrorFromResponse } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
