@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_POLLS_PER_SECOND } from '../../src/options.ts';
 import { PollScheduler } from '../../src/waiting/scheduler.ts';
 
+const T0 = 1_000_000;
+
 beforeEach(() => {
-  vi.useFakeTimers({ now: 1_000_000 });
+  vi.useFakeTimers({ now: T0 });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -152,5 +154,44 @@ describe('PollScheduler: the clock read once per arming', () => {
     setTimeoutSpy.mockRestore();
     vi.restoreAllMocks();
     expect(delays.every((ms) => ms >= 0)).toBe(true);
+  });
+});
+
+describe('PollScheduler with a budget that answers asynchronously (a fleet’s)', () => {
+  it('asks one query at a time, serves due queries in order, and retries when told to', async () => {
+    let inFlight = 0;
+    let nextFree = T0;
+    // One query per second, answered a tick later (as a round trip to Redis would be).
+    const budget = {
+      maxPerSecond: 1,
+      take: async (now: number) => {
+        expect(++inFlight).toBe(1);
+        await Promise.resolve();
+        inFlight--;
+        if (now < nextFree) return { retryAt: nextFree };
+        nextFree = now + 1_000;
+        return { release: () => {} };
+      },
+    };
+    const scheduler = new PollScheduler(budget);
+    const woke: [string, number][] = [];
+    for (const name of ['a', 'b', 'c']) void scheduler.querySlot(T0, undefined).then((release) => (woke.push([name, Date.now() - T0]), release()));
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(woke).toEqual([
+      ['a', 0],
+      ['b', 1_000],
+      ['c', 2_000],
+    ]);
+    expect(scheduler.pending).toBe(0);
+  });
+
+  it('a budget that fails lets the query go rather than stall every wait', async () => {
+    const scheduler = new PollScheduler({ maxPerSecond: 1, take: () => Promise.reject(new Error('redis down')) });
+    let released = false;
+    const slot = scheduler.querySlot(T0);
+    await vi.advanceTimersByTimeAsync(0);
+    (await slot)();
+    released = true;
+    expect(released).toBe(true);
   });
 });
