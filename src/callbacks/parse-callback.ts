@@ -1,5 +1,6 @@
 import type { TaskResult } from '../schemas/task.ts';
 import { CallbackError, type CallbackErrorReason } from '../errors.ts';
+import { concatBytes } from '../internal/bytes.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { resolveParseCallbackOptions } from '../option-checks.ts';
 import type { ParseCallbackOptions } from '../options.ts';
@@ -66,14 +67,7 @@ export async function readCapped(
     }
     parts.push(chunk);
   }
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { concatBytes } from '../internal/bytes.ts';
+
 /**
  * One HTTP exchange under one deadline and the caller's signal, from the connection to the
  * last byte of the body.
@@ -126,7 +128,7 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, exchange
         parts.push(value.subarray(0, max - total));
         total = max;
         reader.cancel().catch(() => {});
-        return { bytes: concat(parts, total), overflow: true };
+        return { bytes: concatBytes(parts), overflow: true };
       }
       parts.push(value);
       total += value.byteLength;
@@ -135,18 +137,7 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, exchange
     reader.cancel().catch(() => {});
     throw error;
   }
-  return { bytes: concat(parts, total), overflow: false };
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return { bytes: concatBytes(parts), overflow: false };
 }
 
 /**
