@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { ASPECT_RATIOS, MAX_REFERENCE_IMAGES, VIDEO_RESOLUTIONS, VIDEO_SECONDS } from './constants.ts';
 import { callbackUrlSchema, enumSchema, modelSchema, mustBe, oneOf, promptSchema } from './fields.ts';
+import type { VideoSeconds } from './videos.ts';
 
 const contentPartSchema = z.union(
   [
@@ -41,7 +42,9 @@ const messagesSchema = z.array(VideoMessageSchema, mustBe('a list of chat messag
   }),
 );
 
-const secondsSchema = z.pipe(
+// Typed by hand: an inferred union of literals prints in whatever order the compiler met its
+// members, which made the API report (api/) differ between machines.
+const secondsSchema: z.ZodMiniType<(typeof VIDEO_SECONDS)[number], VideoSeconds> = z.pipe(
   z.union([z.literal([4, 6, 8, 10]), z.enum(VIDEO_SECONDS)], mustBe(`one of ${oneOf([4, 6, 8, 10])}`)),
   z.transform((value) => String(value) as (typeof VIDEO_SECONDS)[number]),
 );
