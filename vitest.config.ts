@@ -18,7 +18,7 @@ export default defineConfig({
     // Tests talk to MSW or to servers on loopback only; anything else is a bug.
     unstubGlobals: true,
     testTimeout: 20_000,
-    // Some transport faults appear only after a full GC (test/core/transport-hostile.test.ts).
+    // Some transport faults appear only after a full GC (test/transport/hostile-network.test.ts).
     execArgv: ['--expose-gc'],
   },
 });

@@ -4,7 +4,8 @@
  *
  * @module omnimedia
  */
-export { OmniMedia, OmniMedia as default, type ClientOptions } from './client.ts';
+export { OmniMedia, OmniMedia as default } from './client.ts';
+export type { ClientOptions } from './options.ts';
 export {
   APIConnectionError,
   APIError,
@@ -25,46 +26,38 @@ export {
   type APIErrorInit,
   type CallbackErrorReason,
   type ValidationIssue,
-} from './core/errors.ts';
-export { parseCallback, type CallbackBody, type ParseCallbackOptions } from './core/callback-body.ts';
-export { MemoryDedupeStore, type CallbackDedupeStore } from './core/callback-dedupe.ts';
-export { CALLBACK_TOKEN_PARAM } from './core/callback-token.ts';
-export type { Fetch } from './core/http.ts';
-export type { LogLevel, Logger } from './core/logger.ts';
-export { fileFromPath, FileFromPath, type Uploadable } from './core/files.ts';
-export type { FileInput } from './core/auto-upload.ts';
-export type { TransferProgress } from './core/upload-body.ts';
-export {
-  MemoryUploadCacheStore,
-  type CachedUpload,
-  type UploadCache,
-  type UploadCacheOptions,
-  type UploadCacheStore,
-} from './core/upload-cache.ts';
-export type {
-  DownloadOptions,
-  DownloadProgress,
-  DownloadTarget,
-  NodeWritableLike,
-  TaskDownloadTarget,
-  TaskWithOutputs,
-} from './resources/files.ts';
-export { sniffMediaType, type SniffedType } from './core/sniff.ts';
-export { isFailureStatus, isSuccessStatus, isTerminalStatus, type TaskStatus } from './core/status.ts';
-export type { RequestOptions } from './core/submit.ts';
-export type { TaskPromise, WaitOptions } from './core/task-promise.ts';
+} from './errors.ts';
+export { parseCallback, type CallbackBody } from './callbacks/parse-callback.ts';
+export { CALLBACK_TOKEN_PARAM } from './callbacks/token.ts';
+export type { CallbackTaskHandler } from './callbacks/delivery.ts';
+export type { NodeCallbackRequest, NodeCallbackResponse } from './callbacks/answers.ts';
+export { MemoryDedupeStore, MemoryUploadCacheStore } from './coordination/memory.ts';
+export type { CachedUpload, CallbackDedupeStore, UploadCacheStore } from './coordination/ports.ts';
+export type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from './downloads/targets.ts';
+export type { LogLevel, Logger } from './internal/logger.ts';
 export type {
   CallbackHandlerOptions,
-  CallbackTaskHandler,
-  NodeCallbackRequest,
-  NodeCallbackResponse,
-  Callbacks,
-} from './resources/callbacks.ts';
-export type { RetrieveOptions } from './resources/tasks.ts';
-export type { UploadOptions } from './resources/uploads.ts';
+  DownloadOptions,
+  DownloadProgress,
+  ParseCallbackOptions,
+  RequestOptions,
+  RetrieveOptions,
+  UploadCacheOptions,
+  UploadOptions,
+  WaitOptions,
+} from './options.ts';
+export type { Fetch } from './transport/http-client.ts';
+export type { TransferProgress } from './transport/progress.ts';
+export { fileFromPath } from './uploads/inputs.ts';
+export { FileFromPath, type FileInput, type Uploadable } from './schemas/file-input.ts';
+export type { UploadCache } from './uploads/cache.ts';
+export { sniffMediaType, type SniffedType } from './uploads/sniff.ts';
+export { isFailureStatus, isSuccessStatus, isTerminalStatus } from './waiting/status.ts';
+export type { TaskPromise } from './waiting/task-promise.ts';
+export type { Callbacks } from './resources/callbacks.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
 // Types and constants only: the zod schemas are in 'omnimedia/schemas', so that importing
-// 'omnimedia' does not load zod (see src/core/validation.ts).
+// 'omnimedia' does not load zod (see src/validation/load.ts).
 export * from './schemas/constants.ts';
 export type {
   ImageEditBody,
@@ -75,7 +68,7 @@ export type {
   ImageReference,
   ImageSize,
 } from './schemas/images.ts';
-export type { TaskAttempt, TaskOutput, TaskResult, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
+export type { TaskAttempt, TaskOutput, TaskResult, TaskStatus, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
 export type { ImageUpload, VideoUpload } from './schemas/uploads.ts';
 export type {
   AspectRatio,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import DefaultExport, { AuthenticationError, OmniMedia, OmniMediaError, type Logger } from 'omnimedia';
+import DefaultExport, { AuthenticationError, OmniMedia, OmniMediaError, ValidationError, type Logger } from 'omnimedia';
 import { mediaBytes } from './helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from './helpers/msw.ts';
 import { SUBMISSION, countAllRequests, json, recordRoute } from './helpers/wire.ts';
@@ -70,7 +70,7 @@ describe('new OmniMedia(): the base URL', () => {
   });
 
   it.each(['not a url', 'ftp://files.test', '/v1'])('%s → an error', (baseURL) => {
-    expect(() => new OmniMedia({ baseURL })).toThrow(/baseURL must be an absolute http\(s\) URL/);
+    expect(() => new OmniMedia({ baseURL })).toThrow(/baseURL: must be an absolute http\(s\) URL/);
   });
 
   it('keeps a path prefix, with or without a trailing slash', async () => {
@@ -195,7 +195,9 @@ describe('transport options', () => {
     ['maxRetries', 0.5],
     ['maxRetries', Number.POSITIVE_INFINITY],
   ] as const)('%s %s is rejected at construction', (name, value) => {
-    expect(() => new OmniMedia({ baseURL: BASE_URL, [name]: value })).toThrow(new RegExp(`new OmniMedia: ${name} must be`));
+    // Every option is checked in one place (option-checks.ts), with one error type naming it.
+    expect(() => new OmniMedia({ baseURL: BASE_URL, [name]: value })).toThrow(ValidationError);
+    expect(() => new OmniMedia({ baseURL: BASE_URL, [name]: value })).toThrow(new RegExp(`new OmniMedia options: ${name}: must be`));
   });
 
   it('maxRetries 0 is allowed', () => {

@@ -19,9 +19,10 @@ export const BUDGETS = { client: 18, poller: 12 } as const;
  * What CI enforces today, while the targets above are out of reach: the measured size with
  * every feature in plus about 1 KiB, so a regression fails. The hardened transport (the
  * exchange, body caps, the sanitiser on every answer, redaction after parsing, the task id
- * rule) took the whole client from 37.3 to 39.0 KiB and the poller from 36.8 to 38.6 KiB.
+ * rule) took the whole client from 37.3 to 39.0 KiB and the poller from 36.8 to 38.6 KiB; the
+ * option checks, ports and journal of the architecture issue to 40.2 and 39.8 KiB.
  */
-export const CEILINGS = { client: 40, poller: 39.5 } as const;
+export const CEILINGS = { client: 41, poller: 40.5 } as const;
 
 export const ENTRIES = {
   /** Everything the package exports: the whole client, errors, schemas, helpers. */

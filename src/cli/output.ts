@@ -30,7 +30,7 @@ function attemptText(a: Attempt): string {
  * A record (task, submission, upload) as aligned `key  value` lines: every field the service
  * sent, timestamps also as dates, one `url` line per result and one `attempt` line per attempt.
  */
-export function describe(record: Record<string, unknown>, extra: readonly (readonly [string, string])[] = []): string {
+export function describe(record: object, extra: readonly (readonly [string, string])[] = []): string {
   const rows: [string, string][] = [];
   for (const [key, value] of Object.entries(record)) {
     if (value === undefined || value === null) continue;

@@ -1,12 +1,12 @@
-import type { ValidationIssue } from '../core/errors.ts';
-import { DEFAULT_IMAGE_TIMEOUT_MS } from '../core/poll.ts';
-import { AutoUploads } from '../core/auto-upload.ts';
-import { IMAGE_UPLOAD_RULE } from '../core/files.ts';
-import { submitTask, type RequestOptions } from '../core/submit.ts';
-import type { TaskPromise } from '../core/task-promise.ts';
+import type { ValidationIssue } from '../errors.ts';
+import { DEFAULT_IMAGE_TIMEOUT_MS, type RequestOptions } from '../options.ts';
+import { AutoUploads } from '../uploads/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE } from '../uploads/inputs.ts';
+import type { ResourceContext } from './context.ts';
+import { submitTask } from './submission.ts';
+import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
 import type { TaskSubmission } from '../schemas/task.ts';
-import { APIResource } from './resource.ts';
 
 // Image tasks have no normalized_model: their kind, for learning durations, is what was asked.
 function imageDurationKey(operation: string, body: Record<string, unknown>): string {
@@ -22,7 +22,14 @@ function imageDurationKey(operation: string, body: Record<string, unknown>): str
  * const edited = await client.images.edit({ model: 'omni-image', prompt: 'make it night', image: upload }).wait();
  * ```
  */
-export class Images extends APIResource {
+export class Images {
+  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>;
+
+  /** @internal */
+  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>) {
+    this.#context = context;
+  }
+
   /**
    * Submit an image generation task. Await it for the submission, or `.wait()` for the result.
    *
@@ -36,10 +43,11 @@ export class Images extends APIResource {
    */
   generate(params: ImageGenerateParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
     return submitTask(
-      this.client,
+      this.#context,
       {
         path: 'v1/images/generations',
         what: 'images.generate',
+        kind: 'image_generation',
         schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
@@ -63,10 +71,11 @@ export class Images extends APIResource {
    */
   edit(params: ImageEditParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
     return submitTask(
-      this.client,
+      this.#context,
       {
         path: 'v1/images/edits',
         what: 'images.edit',
+        kind: 'image_edit',
         schema: (v) => v.TaskSubmissionSchema,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
@@ -80,7 +89,7 @@ export class Images extends APIResource {
             image: Array.isArray(image) ? image.map((ref, i) => url(ref, `image[${i}]`)) : url(image, 'image'),
             ...(mask !== undefined ? { mask: url(mask, 'mask') } : {}),
           };
-          return uploads.settle(this.client, requestOptions.signal, () =>
+          return uploads.settle(this.#context.upload, requestOptions.signal, () =>
             v.parseInput(v.ImageEditBodySchema, body, 'images.edit params', issues),
           );
         },

@@ -1,31 +1,16 @@
-import { DEFAULT_VIDEO_TIMEOUT_MS, pollTarget, waitForTask, watchTask } from '../core/poll.ts';
-import { APIError, ValidationError } from '../core/errors.ts';
-import type { WaitOptions } from '../core/task-promise.ts';
-import { loadValidation } from '../core/validation.ts';
+import { ValidationError } from '../errors.ts';
+import { checkRequestOptions } from '../option-checks.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS, type RetrieveOptions, type WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { taskIdProblem } from '../schemas/task-id.ts';
-import { APIResource } from './resource.ts';
+import type { HttpClient } from '../transport/http-client.ts';
+import { pollTarget, waitForTask, watchTask, type WaitPorts } from '../waiting/poller.ts';
+import { retrieveTask } from '../waiting/retrieve-task.ts';
 
 /** The task id rule (`taskIdProblem`), before any request: a `ValidationError` naming it. */
 function checkTaskId(taskId: unknown, context: string): void {
   const message = taskIdProblem(taskId);
   if (message) throw new ValidationError([{ path: '', message }], context);
-}
-
-/**
- * Options of `tasks.retrieve`.
- *
- * @example
- * ```ts
- * const task = await client.tasks.retrieve('task_123', { timeout: 5_000, maxRetries: 1 });
- * ```
- */
-export interface RetrieveOptions {
-  signal?: AbortSignal;
-  /** ms for each attempt's whole exchange (connection, headers and body). Default: the client's `timeout`. */
-  timeout?: number;
-  /** Retries of transient failures (network, 5xx, 429). Default: the client's `maxRetries`. */
-  maxRetries?: number;
 }
 
 /**
@@ -37,7 +22,16 @@ export interface RetrieveOptions {
  * const task = await keyless.tasks.wait('task_123');
  * ```
  */
-export class Tasks extends APIResource {
+export class Tasks {
+  readonly #http: HttpClient;
+  readonly #waiting: WaitPorts;
+
+  /** @internal */
+  constructor(context: { http: HttpClient; waiting: WaitPorts }) {
+    this.#http = context.http;
+    this.#waiting = context.waiting;
+  }
+
   /**
    * Read a task. Needs no API key (the endpoint is public), so a keyless client can poll.
    *
@@ -49,26 +43,8 @@ export class Tasks extends APIResource {
    */
   async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.retrieve task id');
-    const what = `tasks.retrieve(${taskId})`;
-    const { parseResponse, TaskResultSchema } = await loadValidation();
-    return this.client.http.request({
-      method: 'GET',
-      path: `v1/tasks/${encodeURIComponent(taskId)}`,
-      auth: false,
-      retry: 'idempotent',
-      what,
-      taskId,
-      signal: options.signal,
-      timeout: options.timeout,
-      maxRetries: options.maxRetries,
-      parse: (body, meta) => {
-        const task = parseResponse(TaskResultSchema, body, what, { ...meta, taskId });
-        // A confused cache or gateway may answer with another task: never take it for ours.
-        if (task.task_id !== taskId)
-          throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { ...meta, taskId });
-        return task;
-      },
-    });
+    checkRequestOptions(options, 'tasks.retrieve');
+    return retrieveTask(this.#http, taskId, options);
   }
 
   /**
@@ -84,7 +60,7 @@ export class Tasks extends APIResource {
    */
   async wait(taskId: string, options?: WaitOptions): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.wait task id');
-    return waitForTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
+    return waitForTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
   }
 
   /**
@@ -102,6 +78,6 @@ export class Tasks extends APIResource {
    */
   async *watch(taskId: string, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
     checkTaskId(taskId, 'tasks.watch task id');
-    yield* watchTask(pollTarget(this.client, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
+    yield* watchTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
   }
 }

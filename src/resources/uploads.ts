@@ -1,28 +1,9 @@
-import type { ValidationError } from '../core/errors.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type PreparedFile, type Uploadable } from '../core/files.ts';
-import type { RequestOptions } from '../core/submit.ts';
-import { uploadCacheKey } from '../core/upload-cache.ts';
-import { attemptBody, multipartFraming, type Framing, type TransferProgress } from '../core/upload-body.ts';
-import { loadValidation } from '../core/validation.ts';
+import { checkRequestOptions } from '../option-checks.ts';
+import type { UploadOptions } from '../options.ts';
+import type { Uploadable } from '../schemas/file-input.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
-import { APIResource } from './resource.ts';
-
-/**
- * Options of `uploads.image` and `uploads.video`.
- *
- * @example
- * ```ts
- * const upload = await client.uploads.image(bytes, { filename: 'cover.png', timeout: 120_000 });
- * ```
- */
-export interface UploadOptions extends RequestOptions {
-  /** The name sent with the file; default: the path's or `File`'s name, else `upload.<ext>`. */
-  filename?: string;
-  /** Called as the file's bytes go out: `loaded` of `total` (`undefined` for a stream of unknown size). */
-  onProgress?: (progress: TransferProgress) => void;
-}
-
-const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as const;
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile, type UploadRule } from '../uploads/inputs.ts';
+import type { Uploader } from '../uploads/send.ts';
 
 /**
  * `POST /v1/uploads/images` and `POST /v1/uploads/videos`. Uploads are not billed.
@@ -34,7 +15,14 @@ const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as c
  * console.log(image.url, video.upload_id);
  * ```
  */
-export class Uploads extends APIResource {
+export class Uploads {
+  readonly #send: Uploader;
+
+  /** @internal */
+  constructor(context: { upload: Uploader }) {
+    this.#send = context.upload;
+  }
+
   /**
    * Upload a reference image (PNG, JPEG or WebP, at most 25 MiB). The type is read from the
    * file's first bytes; a wrong type or size fails before any byte is sent. The returned `url`
@@ -49,7 +37,7 @@ export class Uploads extends APIResource {
    * ```
    */
   async image(file: Uploadable, options: UploadOptions = {}): Promise<ImageUpload> {
-    return this.send(await prepareFile(file, IMAGE_UPLOAD_RULE, options), options) as Promise<ImageUpload>;
+    return this.#upload(file, IMAGE_UPLOAD_RULE, 'uploads.image', options) as Promise<ImageUpload>;
   }
 
   /**
@@ -63,64 +51,11 @@ export class Uploads extends APIResource {
    * ```
    */
   async video(file: Uploadable, options: UploadOptions = {}): Promise<VideoUpload> {
-    return this.send(await prepareFile(file, VIDEO_UPLOAD_RULE, options), options) as Promise<VideoUpload>;
+    return this.#upload(file, VIDEO_UPLOAD_RULE, 'uploads.video', options) as Promise<VideoUpload>;
   }
 
-  /**
-   * @internal Send a file `prepareFile` already checked, through the client's upload cache
-   * when one is on (replayable files only: a one-shot stream cannot be hashed and then sent).
-   */
-  async send(file: PreparedFile, options: UploadOptions = {}): Promise<ImageUpload | VideoUpload> {
-    const cache = this.client.uploadCache;
-    if (!cache || !file.source.replayable) return this.#post(file, options);
-    const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
-    const { record, cached } = await cache.getOrUpload(key, () => this.#post(file, options));
-    if (cached) {
-      this.client.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
-      options.onProgress?.({ loaded: file.source.size, total: file.source.size });
-    }
-    return record;
-  }
-
-  async #post(file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
-    const { rule } = file;
-    const what = `uploads.${rule.kind}`;
-    let tooLarge: ValidationError | undefined;
-    let framing: Promise<Framing> | undefined;
-    let counted = true;
-    try {
-      const v = await loadValidation();
-      const record = await this.client.http.request({
-        method: 'POST',
-        path: ENDPOINT[rule.kind],
-        auth: true,
-        // Uploads are not billed (spec 4.2): a duplicate costs nothing, so any transient
-        // failure is retried, a connection reset after sending included.
-        retry: 'idempotent',
-        body: async () => {
-          const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
-            onProgress: options.onProgress,
-            onTooLarge: (error) => (tooLarge = error),
-          });
-          counted = attempt.counted;
-          return attempt;
-        },
-        parse: (body, meta): ImageUpload | VideoUpload =>
-          v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what, meta),
-        what,
-        signal: options.signal,
-        timeout: options.timeout ?? this.client.uploadTimeout,
-        // A one-shot stream is spent by the first attempt: it cannot be sent again.
-        maxRetries: file.source.replayable ? options.maxRetries : 0,
-      });
-      if (!counted) {
-        const size = file.source.size ?? Number(record.bytes ?? 0);
-        options.onProgress?.({ loaded: size, total: size });
-      }
-      return record;
-    } catch (error) {
-      // The stream passed the limit: fetch saw its body fail; the caller should see why.
-      throw tooLarge ?? error;
-    }
+  async #upload(file: Uploadable, rule: UploadRule, what: string, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
+    checkRequestOptions(options, what);
+    return this.#send(await prepareFile(file, rule, options), options);
   }
 }

@@ -1,14 +1,14 @@
-import type { ValidationIssue } from '../core/errors.ts';
-import { DEFAULT_VIDEO_TIMEOUT_MS } from '../core/poll.ts';
-import { AutoUploads } from '../core/auto-upload.ts';
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../core/files.ts';
-import { submitTask, type RequestOptions } from '../core/submit.ts';
-import type { TaskPromise } from '../core/task-promise.ts';
-import type { Validation } from '../core/validation.ts';
+import type { ValidationIssue } from '../errors.ts';
+import { DEFAULT_VIDEO_TIMEOUT_MS, type RequestOptions } from '../options.ts';
+import { AutoUploads } from '../uploads/auto-upload.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
+import type { ResourceContext } from './context.ts';
+import { submitTask } from './submission.ts';
+import type { TaskPromise } from '../waiting/task-promise.ts';
+import type { Validation } from '../validation/load.ts';
 import { IMAGE_TO_VIDEO_MODEL, MAX_REFERENCE_IMAGES, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL } from '../schemas/constants.ts';
 import type { VideoTaskSubmission } from '../schemas/task.ts';
 import type { VideoEditParams, VideoGenerateParams, VideoImageReference, VideoMessage } from '../schemas/videos.ts';
-import { APIResource } from './resource.ts';
 
 /** The spec's message shape: image parts first, then the text. */
 function messagesFrom(prompt: string, imageUrls: readonly string[]): VideoMessage[] {
@@ -53,7 +53,14 @@ function videoDurationKey(operation: string, body: Record<string, unknown>): str
  * const edited = await client.videos.edit({ prompt: 'make it snow', input_video: source }).wait();
  * ```
  */
-export class Videos extends APIResource {
+export class Videos {
+  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>;
+
+  /** @internal */
+  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>) {
+    this.#context = context;
+  }
+
   /**
    * Submit a text-to-video or image-to-video task. Give `prompt` (and up to 3 `images`) and
    * the SDK builds the chat `messages`, or pass raw `messages`. `seconds` may be a number.
@@ -69,10 +76,11 @@ export class Videos extends APIResource {
    */
   generate(params: VideoGenerateParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
     return submitTask(
-      this.client,
+      this.#context,
       {
         path: 'v1/video/generate',
         what: 'videos.generate',
+        kind: 'video_generation',
         schema: (v) => v.VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_generation', body),
@@ -111,7 +119,7 @@ export class Videos extends APIResource {
           // report names the fields the caller wrote, not the messages we derive.
           const messagesOk = issues.length === 0;
           const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
-          return uploads.settle(this.client, requestOptions.signal, () =>
+          return uploads.settle(this.#context.upload, requestOptions.signal, () =>
             v.parseInput(v.VideoGenerateBodySchema, body, 'videos.generate params', issues),
           );
         },
@@ -133,10 +141,11 @@ export class Videos extends APIResource {
    */
   edit(params: VideoEditParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
     return submitTask(
-      this.client,
+      this.#context,
       {
         path: 'v1/video/edits',
         what: 'videos.edit',
+        kind: 'video_edit',
         schema: (v) => v.VideoTaskSubmissionSchema,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
@@ -154,7 +163,7 @@ export class Videos extends APIResource {
             messages: messages ?? messagesFrom(promptOrPlaceholder(v, prompt, issues), []),
             ...(uploadId !== undefined ? { input_video: { upload_id: uploadId } } : {}),
           };
-          return uploads.settle(this.client, requestOptions.signal, () =>
+          return uploads.settle(this.#context.upload, requestOptions.signal, () =>
             v.parseInput(v.VideoEditBodySchema, body, 'videos.edit params', issues),
           );
         },

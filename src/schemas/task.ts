@@ -1,30 +1,23 @@
-import * as z from 'zod/mini';
-import { nullish } from './lenient.ts';
-import { taskIdProblem } from './task-id.ts';
-
-// Responses are parsed leniently: unknown fields are kept (looseObject), unknown status and
-// fail_reason strings pass, and known fields may be null. Only what a caller cannot do
-// without (the task id, the status) is required.
+/**
+ * The types of what the service answers about tasks: closed interfaces, as openai-node's (a
+ * misspelt field is a type error), every known field `field?: T` (a `null` on the wire reads
+ * as absent, see task-schema.ts). Zod-free: the main entry's declarations show no zod type.
+ */
 
 /**
- * One attempt of a task at a provider. A failed attempt carries its `fail_reason`.
+ * Task states. The spec shows `pending` and `completed`; `processing` and `failed` are the
+ * obvious others. Any other string is accepted and treated as "still running", so a new
+ * state on the service never breaks a wait.
  *
  * @example
  * ```ts
- * import * as z from 'zod/mini';
- * import { TaskAttemptSchema } from 'omnimedia/schemas';
- * const attempt = z.parse(TaskAttemptSchema, { attempt_no: 1, status: 'failed', fail_reason: 'provider_timeout' });
+ * const task = await client.tasks.retrieve(id);
+ * const status: TaskStatus = task.status;
+ * if (isTerminalStatus(status)) console.log('done:', status);
  * ```
  */
-export const TaskAttemptSchema = z.looseObject({
-  attempt_no: nullish(z.number()),
-  provider: nullish(z.string()),
-  /** `completed` or `failed` in the spec; other strings are accepted. */
-  status: nullish(z.string()),
-  /** e.g. `provider_timeout`; the full list is not in the spec. */
-  fail_reason: nullish(z.string()),
-  elapsed_s: nullish(z.number()),
-});
+export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | (string & {});
+
 /**
  * One attempt of a task at a provider, as listed in `TaskResult.attempts`.
  *
@@ -34,19 +27,17 @@ export const TaskAttemptSchema = z.looseObject({
  * for (const a of failed) console.log(a.attempt_no, a.provider, a.fail_reason);
  * ```
  */
-export type TaskAttempt = z.infer<typeof TaskAttemptSchema>;
+export interface TaskAttempt {
+  /** Starts at 1. */
+  attempt_no?: number;
+  provider?: string;
+  /** `completed` or `failed` in the spec; other strings are accepted. */
+  status?: string;
+  /** e.g. `provider_timeout`; the full list is not in the spec. */
+  fail_reason?: string;
+  elapsed_s?: number;
+}
 
-/**
- * A produced file.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { TaskOutputSchema } from 'omnimedia/schemas';
- * const output = z.parse(TaskOutputSchema, { url: 'https://files.example.com/r/1.png' });
- * ```
- */
-export const TaskOutputSchema = z.looseObject({ url: z.string() });
 /**
  * A produced file of a finished task: its `url`.
  *
@@ -55,33 +46,11 @@ export const TaskOutputSchema = z.looseObject({ url: z.string() });
  * const urls = (task.data ?? []).map((output: TaskOutput) => output.url);
  * ```
  */
-export type TaskOutput = z.infer<typeof TaskOutputSchema>;
+export interface TaskOutput {
+  /** Where the produced file is. */
+  url: string;
+}
 
-const taskId = z.string().check(
-  z.check((ctx) => {
-    const problem = taskIdProblem(ctx.value);
-    if (problem) ctx.issues.push({ code: 'custom', message: `task_id ${problem}`, input: ctx.value });
-  }),
-);
-const status = z.string({ error: 'status must be a string' });
-
-/**
- * The answer to an image submission (`POST /v1/images/generations`, `/v1/images/edits`).
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { TaskSubmissionSchema } from 'omnimedia/schemas';
- * const submission = z.parse(TaskSubmissionSchema, { task_id: 'task_123', status: 'pending' });
- * ```
- */
-export const TaskSubmissionSchema = z.looseObject({
-  task_id: taskId,
-  // A submission is `pending` by definition (spec 2.1), so an absent or null status reads so.
-  status: z.pipe(nullish(status), z.transform((value) => value ?? 'pending')),
-  model: nullish(z.string()),
-  created_at: nullish(z.number()),
-});
 /**
  * What an image submission returns: the `task_id` to wait on, and its first `status`.
  *
@@ -91,25 +60,15 @@ export const TaskSubmissionSchema = z.looseObject({
  * console.log(submission.task_id, submission.status);
  * ```
  */
-export type TaskSubmission = z.infer<typeof TaskSubmissionSchema>;
+export interface TaskSubmission {
+  task_id: string;
+  /** `pending` directly after submission. */
+  status: TaskStatus;
+  model?: string;
+  /** Unix seconds. */
+  created_at?: number;
+}
 
-/**
- * The answer to a video submission (`POST /v1/video/generate`, `/v1/video/edits`, status 202).
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { VideoTaskSubmissionSchema } from 'omnimedia/schemas';
- * const submission = z.parse(VideoTaskSubmissionSchema, { task_id: 'task_9', normalized_model: 'omni_flash_1080p_8s' });
- * ```
- */
-export const VideoTaskSubmissionSchema = z.looseObject({
-  ...TaskSubmissionSchema.shape,
-  /** The billing specification matched, e.g. `omni_flash_1080p_8s`. */
-  normalized_model: nullish(z.string()),
-  operation: nullish(z.string()),
-  media_type: nullish(z.string()),
-});
 /**
  * What a video submission returns: the `task_id` and the billing specification it matched.
  *
@@ -119,36 +78,15 @@ export const VideoTaskSubmissionSchema = z.looseObject({
  * console.log(submission.task_id, submission.normalized_model); // e.g. omni_flash_720p_8s
  * ```
  */
-export type VideoTaskSubmission = z.infer<typeof VideoTaskSubmissionSchema>;
+export interface VideoTaskSubmission extends TaskSubmission {
+  /** The billing specification matched, e.g. `omni_flash_1080p_8s`. */
+  normalized_model?: string;
+  /** e.g. `video_generation`. */
+  operation?: string;
+  /** `video`. */
+  media_type?: string;
+}
 
-/**
- * A task as `GET /v1/tasks/{id}` returns it; callback bodies are identical.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { TaskResultSchema } from 'omnimedia/schemas';
- * const task = z.parse(TaskResultSchema, JSON.parse(text));
- * ```
- */
-export const TaskResultSchema = z.looseObject({
-  task_id: taskId,
-  status,
-  model: nullish(z.string()),
-  operation: nullish(z.string()),
-  media_type: nullish(z.string()),
-  normalized_model: nullish(z.string()),
-  provider: nullish(z.string()),
-  elapsed_s: nullish(z.number()),
-  total_elapsed_s: nullish(z.number()),
-  created_at: nullish(z.number()),
-  completed_at: nullish(z.number()),
-  data: nullish(z.array(TaskOutputSchema)),
-  total_cost: nullish(z.number()),
-  attempt_count: nullish(z.number()),
-  attempts: nullish(z.array(TaskAttemptSchema)),
-  fail_reason: nullish(z.string()),
-});
 /**
  * A task as the service reports it (and as callbacks deliver it): status, outputs, attempts, cost.
  *
@@ -158,4 +96,32 @@ export const TaskResultSchema = z.looseObject({
  * if (task.status === 'completed') console.log(task.data?.[0]?.url, task.total_cost);
  * ```
  */
-export type TaskResult = z.infer<typeof TaskResultSchema>;
+export interface TaskResult {
+  task_id: string;
+  /** `completed` on success; see `isSuccessStatus`, `isFailureStatus`. */
+  status: TaskStatus;
+  model?: string;
+  /** e.g. `image_generation`, `video_generation`. */
+  operation?: string;
+  /** `image` or `video`. */
+  media_type?: string;
+  /** Video tasks: the billing specification matched. */
+  normalized_model?: string;
+  /** The provider that finished the task. */
+  provider?: string;
+  /** Seconds taken by the final (successful) attempt. */
+  elapsed_s?: number;
+  /** Seconds across all attempts. */
+  total_elapsed_s?: number;
+  created_at?: number;
+  completed_at?: number;
+  /** The produced files. */
+  data?: TaskOutput[];
+  /** The task's cost (its unit is not in the spec). */
+  total_cost?: number;
+  attempt_count?: number;
+  /** One entry per attempt, the failed ones with their `fail_reason`. */
+  attempts?: TaskAttempt[];
+  /** Why a failed task failed, when the service says. */
+  fail_reason?: string;
+}

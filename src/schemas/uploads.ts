@@ -1,32 +1,17 @@
-import * as z from 'zod/mini';
-import { nullish } from './lenient.ts';
+/** The types of the upload records (spec 2.2, 2.3); their zod schemas are in uploads-schema.ts. */
 
-
-const record = {
-  url: z.string(),
-  filename: nullish(z.string()),
-  content_type: nullish(z.string()),
-  bytes: nullish(z.number()),
-  created_at: nullish(z.number()),
+/** What both upload records carry (spec 2.2, 2.3). */
+interface UploadRecord {
+  filename?: string;
+  /** e.g. an image or video media type. */
+  content_type?: string;
+  bytes?: number;
+  /** Unix seconds. */
+  created_at?: number;
   /** Unix seconds; 24 hours after `created_at`. */
-  expires_at: nullish(z.number()),
-};
+  expires_at?: number;
+}
 
-/**
- * The record `POST /v1/uploads/images` returns. Its `url` goes into edits and video references.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { ImageUploadSchema } from 'omnimedia/schemas';
- * const upload = z.parse(ImageUploadSchema, saved); // a record you stored earlier
- * ```
- */
-export const ImageUploadSchema = z.looseObject({
-  ...record,
-  width: nullish(z.number()),
-  height: nullish(z.number()),
-});
 /**
  * An uploaded image: its `url` (for edits and video references), size and expiry.
  *
@@ -36,23 +21,13 @@ export const ImageUploadSchema = z.looseObject({
  * console.log(upload.url, upload.width, upload.height, new Date((upload.expires_at ?? 0) * 1000));
  * ```
  */
-export type ImageUpload = z.infer<typeof ImageUploadSchema>;
+export interface ImageUpload extends UploadRecord {
+  /** A reusable address on the upload host, valid 24 hours. */
+  url: string;
+  width?: number;
+  height?: number;
+}
 
-/**
- * The record `POST /v1/uploads/videos` returns. Its `upload_id` goes into `videos.edit`.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { VideoUploadSchema } from 'omnimedia/schemas';
- * const upload = z.parse(VideoUploadSchema, saved); // a record you stored earlier
- * ```
- */
-export const VideoUploadSchema = z.looseObject({
-  ...record,
-  upload_id: z.string().check(z.minLength(1)),
-  url: nullish(z.string()),
-});
 /**
  * An uploaded video: its `upload_id` (for `videos.edit`) and expiry.
  *
@@ -62,4 +37,9 @@ export const VideoUploadSchema = z.looseObject({
  * await client.videos.edit({ prompt: 'make it snow', input_video: source });
  * ```
  */
-export type VideoUpload = z.infer<typeof VideoUploadSchema>;
+export interface VideoUpload extends UploadRecord {
+  /** The id `videos.edit` takes in `input_video`, valid 24 hours. */
+  upload_id: string;
+  /** Its address on the upload host. */
+  url?: string;
+}

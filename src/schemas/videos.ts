@@ -1,15 +1,12 @@
-import * as z from 'zod/mini';
-import type { FileInput } from '../core/auto-upload.ts';
-import {
+import type {
   ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODEL,
-  MAX_REFERENCE_IMAGES,
   TEXT_TO_VIDEO_MODEL,
   VIDEO_EDIT_MODEL,
   VIDEO_RESOLUTIONS,
   VIDEO_SECONDS,
 } from './constants.ts';
-import { callbackUrlSchema, enumSchema, modelSchema, mustBe, oneOf, promptSchema } from './fields.ts';
+import type { FileInput } from './file-input.ts';
 
 export {
   ASPECT_RATIOS,
@@ -107,7 +104,7 @@ export interface VideoMessage {
  * await client.videos.generate({ prompt: 'it starts to rain', images });
  * ```
  */
-export type VideoImageReference = string | { url: string; expires_at?: number | null | undefined } | FileInput;
+export type VideoImageReference = string | { url: string; expires_at?: number | undefined } | FileInput;
 
 interface VideoOptions {
   /** `16:9` or `9:16`. */
@@ -181,7 +178,7 @@ export type VideoGenerateParams = VideoGeneratePromptParams | VideoGenerateMessa
  * await client.videos.edit({ prompt: 'make it snow', input_video: ref });
  * ```
  */
-export type VideoReference = string | { upload_id: string; expires_at?: number | null | undefined } | FileInput;
+export type VideoReference = string | { upload_id: string; expires_at?: number | undefined } | FileInput;
 
 interface VideoEditOptions extends VideoOptions {
   /** Default `omni_flash_edit`. */
@@ -204,73 +201,6 @@ export type VideoEditParams =
   | (VideoEditOptions & { prompt: string; messages?: never })
   | (VideoEditOptions & { messages: VideoMessage[]; prompt?: never });
 
-const contentPartSchema = z.union(
-  [
-    z.looseObject({ type: z.literal('text'), text: z.string(mustBe('a string')) }),
-    z.looseObject({
-      type: z.literal('image_url'),
-      image_url: z.looseObject({ url: z.string(mustBe('an uploaded image URL')).check(z.minLength(1)) }),
-    }),
-  ],
-  mustBe('a {type: "text", text} or {type: "image_url", image_url: {url}} part'),
-);
-
-/**
- * One chat-format message of a video request.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { VideoMessageSchema } from 'omnimedia/schemas';
- * const message = z.parse(VideoMessageSchema, { role: 'user', content: 'a fox' });
- * ```
- */
-export const VideoMessageSchema = z.looseObject({
-  role: z.string(mustBe('a string such as "user"')),
-  content: z.union([z.string(), z.array(contentPartSchema)], mustBe('a string or a list of content parts')),
-});
-
-const messagesSchema = z.array(VideoMessageSchema, mustBe('a list of chat messages')).check(
-  z.minLength(1, 'must hold at least one message'),
-  z.superRefine((messages, ctx) => {
-    const images = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
-    if (images.length > MAX_REFERENCE_IMAGES)
-      ctx.issues.push({
-        code: 'custom',
-        input: messages,
-        message: `may reference at most ${MAX_REFERENCE_IMAGES} images (got ${images.length})`,
-      });
-  }),
-);
-
-const secondsSchema = z.pipe(
-  z.union([z.literal([4, 6, 8, 10]), z.enum(VIDEO_SECONDS)], mustBe(`one of ${oneOf([4, 6, 8, 10])}`)),
-  z.transform((value) => String(value) as (typeof VIDEO_SECONDS)[number]),
-);
-
-const videoOptionsShape = {
-  aspect_ratio: z.optional(enumSchema(ASPECT_RATIOS)),
-  resolution: z.optional(enumSchema(VIDEO_RESOLUTIONS)),
-  callback_url: z.optional(callbackUrlSchema),
-};
-
-/**
- * The JSON body of `POST /v1/video/generate`. Unknown fields pass through.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { VideoGenerateBodySchema } from 'omnimedia/schemas';
- * const body = z.parse(VideoGenerateBodySchema, { model: 'omni_flash', messages: [{ role: 'user', content: 'a fox' }], seconds: 8 });
- * body.seconds; // '8': sent as a string
- * ```
- */
-export const VideoGenerateBodySchema = z.looseObject({
-  model: modelSchema,
-  messages: messagesSchema,
-  seconds: z.optional(secondsSchema),
-  ...videoOptionsShape,
-});
 /**
  * The JSON body `videos.generate` sends.
  *
@@ -279,28 +209,13 @@ export const VideoGenerateBodySchema = z.looseObject({
  * const body: VideoGenerateBody = { model: 'omni_flash', messages: [{ role: 'user', content: 'a fox' }], seconds: '8' };
  * ```
  */
-export type VideoGenerateBody = z.infer<typeof VideoGenerateBodySchema>;
+export interface VideoGenerateBody extends VideoOptions {
+  model: string;
+  messages: VideoMessage[];
+  /** Sent as a string. */
+  seconds?: (typeof VIDEO_SECONDS)[number];
+}
 
-/**
- * The JSON body of `POST /v1/video/edits`. It has no `seconds`.
- *
- * @example
- * ```ts
- * import * as z from 'zod/mini';
- * import { VideoEditBodySchema } from 'omnimedia/schemas';
- * const result = z.safeParse(VideoEditBodySchema, { model: 'omni_flash_edit', messages, input_video: { upload_id } });
- * ```
- */
-export const VideoEditBodySchema = z.looseObject({
-  model: modelSchema,
-  messages: messagesSchema,
-  input_video: z.looseObject(
-    { upload_id: z.string(mustBe('a video upload id')).check(z.minLength(1, 'must not be empty')) },
-    mustBe('{upload_id} from uploads.video'),
-  ),
-  seconds: z.optional(z.never('video edits take no seconds: the length follows the source video')),
-  ...videoOptionsShape,
-});
 /**
  * The JSON body `videos.edit` sends.
  *
@@ -309,7 +224,8 @@ export const VideoEditBodySchema = z.looseObject({
  * const body: VideoEditBody = { model: 'omni_flash_edit', messages: [{ role: 'user', content: 'snow' }], input_video: { upload_id: 'up_1' } };
  * ```
  */
-export type VideoEditBody = z.infer<typeof VideoEditBodySchema>;
-
-/** @internal The prompt of the `{ prompt }` form, checked before the messages are built. */
-export const videoPromptSchema = promptSchema();
+export interface VideoEditBody extends VideoOptions {
+  model: string;
+  messages: VideoMessage[];
+  input_video: { upload_id: string };
+}

@@ -7,13 +7,7 @@
  */
 export { DEFAULT_CALLBACK_RETRY_DELAYS, type CallbackDelivery } from './callbacks.ts';
 export type { EndpointGroup } from './scenario.ts';
-export {
-  DEFAULT_DURATIONS,
-  MockService,
-  createMockService,
-  type MockDurations,
-  type MockRequestRecord,
-  type MockServiceOptions,
-} from './service.ts';
+export { MockService, createMockService } from './service.ts';
+export { DEFAULT_DURATIONS, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
 export { startMockServer, type MockServer, type MockServerOptions } from './server.ts';
 export { UPLOAD_TTL_SECONDS } from './uploads.ts';

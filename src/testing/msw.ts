@@ -15,7 +15,8 @@
  * @module omnimedia/testing/msw
  */
 import { http, type HttpHandler } from 'msw';
-import { MockService, type MockServiceOptions } from './service.ts';
+import type { MockServiceOptions } from './service-options.ts';
+import { MockService } from './service.ts';
 
 /**
  * MSW handlers that send every request under `mock.baseURL` (API, uploads, results) to the mock.

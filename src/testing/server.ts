@@ -1,7 +1,8 @@
 // The mock on a real local HTTP server, for anything that cannot take an MSW handler: a
 // browser page, another process, a CLI, curl. @hono/node-server turns Node's http requests
 // into fetch Requests and back; it is bundled into this entry, so users install nothing more.
-import { createMockService, type MockService, type MockServiceOptions } from './service.ts';
+import type { MockServiceOptions } from './service-options.ts';
+import { createMockService, type MockService } from './service.ts';
 
 /**
  * Options of {@link startMockServer}.

@@ -109,7 +109,7 @@ describe('TaskPromise', () => {
     const done = c.images.generate({ model: 'omni-image', prompt: 'p', size: '1024x1024', n: 2 }).wait();
     await advance(20_000);
     await done;
-    expect(c.taskDurations.expected('image_generation:omni-image:1024x1024:n2:auto')?.samples).toBe(1);
+    expect((await c.taskDurations.expected('image_generation:omni-image:1024x1024:n2:auto'))?.samples).toBe(1);
   });
 });
 

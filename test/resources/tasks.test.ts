@@ -66,7 +66,9 @@ describe('tasks.retrieve', () => {
       queue_position: 3,
     };
     recordRoute(server, 'get', '/v1/tasks/:id', json(odd));
-    expect(await new OmniMedia({ baseURL: BASE_URL }).tasks.retrieve('task_2')).toEqual(odd);
+    // Unknown fields are kept; a known field that is null on the wire reads as absent.
+    const { provider: _provider, data: _data, ...withoutNulls } = odd;
+    expect(await new OmniMedia({ baseURL: BASE_URL }).tasks.retrieve('task_2')).toStrictEqual(withoutNulls);
   });
 
   it('a result without task_id is an APIError that keeps the body and names the task', async () => {

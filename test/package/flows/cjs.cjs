@@ -4,6 +4,8 @@ const omnimedia = require('omnimedia');
 const testing = require('omnimedia/testing');
 const schemas = require('omnimedia/schemas');
 
+// The types say `export { OmniMedia as default }`: the CJS build must carry that default too.
+if (omnimedia.default !== omnimedia.OmniMedia) throw new Error("require('omnimedia').default is not OmniMedia");
 if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("require('omnimedia/schemas') has no TaskResultSchema");
 
 if (typeof testing.startMockServer !== 'function') throw new Error("require('omnimedia/testing') has no startMockServer");

@@ -30,6 +30,7 @@ import OmniMediaDefault, {
   type ImageUpload,
   type TaskPromise,
   type TaskResult,
+  type TaskStatus,
   type TaskSubmission,
   type ValidationIssue,
   type VideoEditParams,
@@ -51,7 +52,12 @@ export async function everything(): Promise<void> {
   const submission: TaskPromise<TaskSubmission> = client.images.generate(image);
   expectType<Equal<Awaited<typeof submission>['task_id'], string>>(true);
   const finished: TaskResult = await submission.wait({ timeout: 1000, onProgress: (task) => task.status });
-  expectType<Equal<typeof finished.status, string>>(true);
+  expectType<Equal<typeof finished.status, TaskStatus>>(true);
+  // Closed result types: a misspelt field is an error, and a known one is `T | undefined`, never null.
+  // @ts-expect-error there is no `stauts`
+  void finished.stauts;
+  const normalized: string | undefined = (await client.videos.generate({ prompt: 'a fox' })).normalized_model;
+  void normalized;
 
   const upload: ImageUpload = await client.uploads.image(new Blob([new Uint8Array([1])]), { filename: 'a.png' });
   const edit: ImageEditParams = { model: 'omni-image', prompt: 'night', image: [upload, upload.url], mask: upload };
@@ -77,8 +83,8 @@ export async function everything(): Promise<void> {
   void keyless;
 
   // The zod schemas subpath: real zod/mini schemas whose output is the public type.
-  const shape: TaskResult = TaskResultSchema.shape.task_id && finished;
-  void [shape, VideoGenerateBodySchema._zod.def.type];
+  expectType<Equal<(typeof TaskResultSchema)['_zod']['output'], TaskResult>>(true);
+  void VideoGenerateBodySchema._zod.def.type;
 
   const problem: string | undefined = imageSizeProblem('1000x1000');
   const sniffed = sniffMediaType(new Uint8Array([0x89, 0x50, 0x4e, 0x47]));

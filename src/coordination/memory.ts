@@ -1,0 +1,211 @@
+import { BoundedMap } from '../internal/bounded-map.ts';
+import type { TaskResult } from '../schemas/task.ts';
+import type {
+  CachedUpload,
+  CallbackDedupeStore,
+  DurationsStore,
+  JournalEntry,
+  PollBudget,
+  PollGrant,
+  SubmissionJournal,
+  TaskEventBus,
+  TaskListener,
+  UploadCacheStore,
+} from './ports.ts';
+
+/** Deliveries a handler's in-memory dedupe remembers by default. */
+export const DEFAULT_DEDUPE_MAX_ENTRIES = 10_000;
+/** Records the in-memory upload cache holds by default. */
+export const DEFAULT_UPLOAD_CACHE_MAX_ENTRIES = 500;
+/** Kinds of task whose durations are remembered at most; the least recently used is forgotten first. */
+export const MAX_REMEMBERED_KINDS = 256;
+/** Submissions the in-memory journal holds at most, for a day at most (the service keeps a result 24 h). */
+const MAX_JOURNAL_ENTRIES = 10_000;
+const DAY_MS = 24 * 3_600_000;
+
+/**
+ * Keys in memory, the oldest dropped past `maxEntries`, so a long-running server stays bounded.
+ *
+ * @example
+ * ```ts
+ * const handle = client.callbacks.handler(onTask, { dedupe: new MemoryDedupeStore(50_000) });
+ * ```
+ */
+export class MemoryDedupeStore implements CallbackDedupeStore {
+  readonly #keys: BoundedMap<string, true>;
+
+  constructor(maxEntries = DEFAULT_DEDUPE_MAX_ENTRIES) {
+    this.#keys = new BoundedMap(maxEntries);
+  }
+
+  claim(key: string): boolean {
+    if (this.#keys.has(key)) return false;
+    this.#keys.set(key, true);
+    return true;
+  }
+
+  release(key: string): void {
+    this.#keys.delete(key);
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+}
+
+/**
+ * The default store: a bounded map, least recently used out first.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ uploadCache: { store: new MemoryUploadCacheStore(100) } });
+ * ```
+ */
+export class MemoryUploadCacheStore implements UploadCacheStore {
+  readonly #entries: BoundedMap<string, CachedUpload>;
+
+  constructor(maxEntries = DEFAULT_UPLOAD_CACHE_MAX_ENTRIES) {
+    this.#entries = new BoundedMap(maxEntries);
+  }
+
+  get(key: string): CachedUpload | undefined {
+    return this.#entries.get(key);
+  }
+
+  set(key: string, record: CachedUpload, ttlMs: number): void {
+    this.#entries.set(key, record, ttlMs);
+  }
+
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
+  /** How many records are held. */
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+/** Learned durations in memory: `MAX_REMEMBERED_KINDS` kinds, least recently used forgotten first. */
+export class MemoryDurationsStore implements DurationsStore {
+  readonly #byKind = new BoundedMap<string, number[]>(MAX_REMEMBERED_KINDS);
+
+  get(kind: string): readonly number[] | undefined {
+    return this.#byKind.get(kind);
+  }
+
+  add(kind: string, ms: number, keep: number): void {
+    const samples = this.#byKind.get(kind) ?? [];
+    samples.push(ms);
+    if (samples.length > keep) samples.splice(0, samples.length - keep);
+    this.#byKind.set(kind, samples);
+  }
+
+  /** Kinds remembered (for tests and leak checks). */
+  get size(): number {
+    return this.#byKind.size;
+  }
+}
+
+/** News of tasks within one process: listeners per task id, gone when the last one leaves. */
+export class MemoryTaskEvents implements TaskEventBus {
+  readonly #listeners = new Map<string, Set<TaskListener>>();
+
+  subscribe(taskId: string, listener: TaskListener): () => void {
+    let set = this.#listeners.get(taskId);
+    if (!set) this.#listeners.set(taskId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.#listeners.delete(taskId);
+    };
+  }
+
+  publish(task: TaskResult): void {
+    for (const listener of [...(this.#listeners.get(task.task_id) ?? [])]) listener(task);
+  }
+
+  /** How many tasks have listeners (for tests and leak checks). */
+  get size(): number {
+    return this.#listeners.size;
+  }
+}
+
+const WINDOW_MS = 1_000;
+const MAX_HOLD_MS = 5_000;
+
+/** One query handed out. */
+interface Slot {
+  /**
+   * When it stops counting: its answer, but no later than `MAX_HOLD_MS` after its start (a
+   * request reaches the service long before that), so one hung request cannot stall the rest.
+   */
+  end: number;
+}
+
+/**
+ * The query budget of one process. It holds where it matters, at the service: a query may
+ * start only once the query `maxPerSecond` places before it, and every one before that, was
+ * answered at least one second ago. A request reaches the service between its start and its
+ * answer, so however late the event loop or the network delivers requests, the service never
+ * sees more than `maxPerSecond` of them within one second. (A query unanswered after 5 s
+ * stops counting, so a hung request cannot stall every wait; by then it has long reached the
+ * service.)
+ */
+export class MemoryPollBudget implements PollBudget {
+  readonly maxPerSecond: number;
+  /** The last `maxPerSecond` slots, oldest at `#head` (a ring). */
+  readonly #recent: Slot[] = [];
+  #head = 0;
+  /** Latest end among the slots that left the ring. */
+  #retiredEnd = Number.NEGATIVE_INFINITY;
+
+  constructor(maxPerSecond: number) {
+    this.maxPerSecond = maxPerSecond;
+  }
+
+  take(now: number): PollGrant {
+    const freeAt = this.#freeAt();
+    if (freeAt > now) return { retryAt: freeAt };
+    const slot: Slot = { end: now + MAX_HOLD_MS };
+    if (this.#recent.length < this.maxPerSecond) this.#recent.push(slot);
+    else {
+      // A slot retired while in flight keeps its provisional end: later than its answer, so safe.
+      this.#retiredEnd = Math.max(this.#retiredEnd, (this.#recent[this.#head] as Slot).end);
+      this.#recent[this.#head] = slot;
+      this.#head = (this.#head + 1) % this.maxPerSecond;
+    }
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        slot.end = Math.min(slot.end, Date.now());
+      },
+    };
+  }
+
+  /** When the next query may start: one second after the query `maxPerSecond` places back, and every earlier one, was answered. */
+  #freeAt(): number {
+    if (this.#recent.length < this.maxPerSecond) return Number.NEGATIVE_INFINITY;
+    const oldest = this.#recent[this.#head] as Slot;
+    return Math.max(this.#retiredEnd, oldest.end) + WINDOW_MS;
+  }
+}
+
+/** The journal of one process: at most 10,000 submissions, each for a day at most. */
+export class MemoryJournal implements SubmissionJournal {
+  readonly #entries = new BoundedMap<string, JournalEntry>(MAX_JOURNAL_ENTRIES);
+
+  record(entry: JournalEntry): void {
+    this.#entries.set(entry.task_id, entry, DAY_MS);
+  }
+
+  clear(taskId: string): void {
+    this.#entries.delete(taskId);
+  }
+
+  list(): JournalEntry[] {
+    return [...this.#entries.entries()].map(([, entry]) => entry);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * coordination/: the state a client shares with the rest of its fleet, behind named ports.
+ * Each port is an interface the SDK's features call; the in-memory implementations (one
+ * process, one bounded map under each) are in `memory.ts`, and `omnimedia/redis` implements
+ * the same ports on Redis. Imports only schemas/ (types) and internal/.
+ */
+import type { TaskResult } from '../schemas/task.ts';
+import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
+
+/**
+ * Where a callback handler records the deliveries it has handled, so that a repeated delivery
+ * of the same task and status runs `onTask` once. The default keeps keys in memory (one
+ * process); give your own (Redis `SET key 1 NX EX 86400`, a unique index in SQL...) to dedupe
+ * across several instances.
+ *
+ * @example
+ * ```ts
+ * const store: CallbackDedupeStore = {
+ *   claim: async (key) => (await redis.set(`cb:${key}`, '1', { NX: true, EX: 86_400 })) === 'OK',
+ *   release: async (key) => void (await redis.del(`cb:${key}`)),
+ * };
+ * const handle = client.callbacks.handler(onTask, { dedupe: store });
+ * ```
+ */
+export interface CallbackDedupeStore {
+  /** Record `key`; `true` if it was not there (handle this delivery), `false` if it was (a repeat). */
+  claim(key: string): boolean | Promise<boolean>;
+  /** Forget `key`: `onTask` failed, so a redelivery must run it again. */
+  release(key: string): void | Promise<void>;
+}
+
+/**
+ * What the upload cache keeps: the record an upload returned.
+ *
+ * @example
+ * ```ts
+ * const store: UploadCacheStore = { get: (key) => saved.get(key), set: (key, record: CachedUpload) => void saved.set(key, record), delete: (key) => void saved.delete(key) };
+ * ```
+ */
+export type CachedUpload = ImageUpload | VideoUpload;
+
+/**
+ * Where the upload cache keeps its records: the in-memory default, or your own (Redis, a
+ * database, a KV store) so that several processes share uploads. Keys are short strings;
+ * records are plain JSON. `ttlMs` is how long the record stays useful, for stores that expire
+ * entries themselves.
+ *
+ * @example
+ * ```ts
+ * const store: UploadCacheStore = {
+ *   get: async (key) => JSON.parse((await redis.get(key)) ?? 'null') ?? undefined,
+ *   set: async (key, record, ttlMs) => void (await redis.set(key, JSON.stringify(record), 'PX', ttlMs)),
+ *   delete: async (key) => void (await redis.del(key)),
+ * };
+ * const client = new OmniMedia({ uploadCache: { store } });
+ * ```
+ */
+export interface UploadCacheStore {
+  get(key: string): CachedUpload | undefined | Promise<CachedUpload | undefined>;
+  set(key: string, record: CachedUpload, ttlMs: number): void | Promise<void>;
+  delete(key: string): void | Promise<void>;
+}
+
+/**
+ * Where a client keeps what it learned about how long tasks of each kind take (their
+ * `normalized_model`, or what the submission knew), so that later waits query around the
+ * expected end. Durations in ms, most recent last.
+ *
+ * @example
+ * ```ts
+ * const samples = new Map<string, number[]>();
+ * const store: DurationsStore = {
+ *   get: (kind) => samples.get(kind),
+ *   add: (kind, ms, keep) => void samples.set(kind, [...(samples.get(kind) ?? []), ms].slice(-keep)),
+ * };
+ * ```
+ */
+export interface DurationsStore {
+  /** The durations remembered for `kind`, oldest first; `undefined` when none. */
+  get(kind: string): readonly number[] | undefined | Promise<readonly number[] | undefined>;
+  /** Remember one more duration of `kind`, keeping the `keep` most recent. */
+  add(kind: string, ms: number, keep: number): void | Promise<void>;
+}
+
+/** Hears news of one task; see `TaskEventBus`. */
+export type TaskListener = (task: TaskResult) => void;
+
+/**
+ * News of tasks: a verified callback publishes the task, and every pending wait for the same
+ * id hears it and ends at once instead of at its next poll.
+ *
+ * @example
+ * ```ts
+ * const unsubscribe = bus.subscribe('task_123', (task) => console.log('news:', task.status));
+ * bus.publish({ task_id: 'task_123', status: 'completed' });
+ * unsubscribe();
+ * ```
+ */
+export interface TaskEventBus {
+  /** Tell every listener of `task.task_id`. */
+  publish(task: TaskResult): void | Promise<void>;
+  /** Listen for news of one task; returns the function that stops listening. */
+  subscribe(taskId: string, listener: TaskListener): () => void;
+}
+
+/** What `PollBudget.take` grants: a query may start now (call `release` at its answer), or not before `retryAt`. */
+export type PollGrant = { release: () => void } | { retryAt: number };
+
+/**
+ * The budget of task queries per second of the waits of a client (or of a fleet). The
+ * scheduler asks it before every query.
+ *
+ * @example
+ * ```ts
+ * const grant = await budget.take(Date.now());
+ * if ('release' in grant) {
+ *   await query();
+ *   grant.release();
+ * }
+ * ```
+ */
+export interface PollBudget {
+  /** Most task queries per second. */
+  readonly maxPerSecond: number;
+  /** May a query start at `now` (ms since the epoch)? Takes the slot when it may. */
+  take(now: number): PollGrant | Promise<PollGrant>;
+}
+
+/**
+ * One accepted submission: written before the submission resolves, cleared once its result is
+ * seen, so a task submitted by a process that died can be found and waited on again.
+ *
+ * @example
+ * ```ts
+ * const entry: JournalEntry = { task_id: 'task_123', kind: 'video_generation', submitted_at: Date.now() };
+ * ```
+ */
+export interface JournalEntry {
+  task_id: string;
+  /** What was submitted: `image_generation`, `image_edit`, `video_generation`, `video_edit`. */
+  kind: string;
+  /** When the service accepted it, in ms since the epoch. */
+  submitted_at: number;
+}
+
+/**
+ * The journal of accepted submissions whose result has not been seen yet.
+ *
+ * @example
+ * ```ts
+ * await journal.record({ task_id: 'task_123', kind: 'image_generation', submitted_at: Date.now() });
+ * await journal.clear('task_123');
+ * ```
+ */
+export interface SubmissionJournal {
+  record(entry: JournalEntry): void | Promise<void>;
+  clear(taskId: string): void | Promise<void>;
+  list(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+}

@@ -1,0 +1,127 @@
+import { APIConnectionError, OmniMediaError, ValidationError } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
+import type { DownloadOptions } from '../options.ts';
+import type { HttpClient } from '../transport/http-client.ts';
+import type { TransferProgress } from '../transport/progress.ts';
+import type { DownloadTarget, NodeWritableLike } from './targets.ts';
+
+// Specifiers in variables so browser bundlers leave the Node-only branch alone.
+const NODE_FS = 'node:fs';
+const NODE_FS_PROMISES = 'node:fs/promises';
+const NODE_PATH = 'node:path';
+const NODE_STREAM = 'node:stream';
+const NODE_STREAM_PROMISES = 'node:stream/promises';
+
+type NodeModules = {
+  fs: { createWriteStream(path: string, options?: { flags?: string }): NodeWritableLike };
+  fsp: {
+    rename(from: string, to: string): Promise<void>;
+    rm(path: string, options: { force: boolean }): Promise<void>;
+    mkdir(path: string, options: { recursive: boolean }): Promise<unknown>;
+  };
+  path: { join(...parts: string[]): string; dirname(path: string): string; basename(path: string): string };
+  Readable: { fromWeb(stream: ReadableStream<Uint8Array>): unknown };
+  pipeline(...streams: unknown[]): Promise<void>;
+};
+
+const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
+
+async function node(): Promise<NodeModules> {
+  const [fs, fsp, path, stream, streamPromises] = await Promise.all(
+    [NODE_FS, NODE_FS_PROMISES, NODE_PATH, NODE_STREAM, NODE_STREAM_PROMISES].map(importNode),
+  );
+  return { fs, fsp, path, Readable: stream.Readable, pipeline: streamPromises.pipeline } as NodeModules;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/webp': '.webp',
+  'video/mp4': '.mp4',
+  'video/webm': '.webm',
+  'video/quicktime': '.mov',
+};
+
+function extensionOf(url: string, contentType: string | null): string {
+  const fromUrl = /\.[a-z0-9]{2,5}$/i.exec(new URL(url).pathname)?.[0];
+  return fromUrl ?? EXTENSIONS[(contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? ''] ?? '';
+}
+
+/** The response body, counted as it is read. */
+function counted(body: ReadableStream<Uint8Array>, total: number | undefined, report: ((p: TransferProgress) => void) | undefined) {
+  if (!report) return body;
+  let loaded = 0;
+  report({ loaded, total });
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        loaded += chunk.byteLength;
+        controller.enqueue(chunk);
+        report({ loaded, total });
+      },
+    }),
+  );
+}
+
+/**
+ * Download one file. Streamed, never buffered, when written to a path or a stream; a file that
+ * fails half-way is removed. Sends no API key. `into`: a directory and the task's id, when the
+ * file goes into a directory under a name of its own.
+ */
+export async function downloadOne(
+http: HttpClient,
+url: string,
+  index: number,
+  to: DownloadTarget | undefined,
+  into: { directory: string; taskId: string | undefined } | undefined,
+  options: DownloadOptions,
+): Promise<Blob | string | undefined> {
+  const what = `files.download(${url})`;
+  const { response, body: content } = await http.open(url, {
+    what,
+    signal: options.signal,
+    timeout: options.timeout,
+    idleTimeout: options.idleTimeout,
+    maxRetries: options.maxRetries,
+  });
+  const total = contentLength(response.headers.get('content-length'), response.headers.get('content-encoding'));
+  const body = counted(
+    content,
+    total,
+    options.onProgress && ((p) => options.onProgress?.({ ...p, url, index })),
+  );
+  const failed = (error: unknown) => {
+    if (options.signal?.aborted) return options.signal.reason;
+    if (error instanceof ValidationError || error instanceof APIConnectionError) return error;
+    return new APIConnectionError(`${what}: the download broke off (${String((error as Error)?.message ?? error)})`, { cause: error });
+  };
+  try {
+    if (to === undefined) return await new Response(body).blob();
+    if (to instanceof WritableStream) {
+      await body.pipeTo(to, options.signal ? { signal: options.signal } : {});
+      return undefined;
+    }
+    const { fs, fsp, path, Readable, pipeline } = await node();
+    if (typeof to !== 'string') {
+      await pipeline(Readable.fromWeb(body), to);
+      return undefined;
+    }
+    const name = `${(into?.taskId ?? 'output').replace(/[^\w.-]/g, '_')}-${index}${extensionOf(url, response.headers.get('content-type'))}`;
+    const target = into === undefined ? to : path.join(into.directory, name);
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    // Written beside the target and renamed at the end: a failed download leaves nothing
+    // behind, and an older file of the same name survives it.
+    const partial = `${target}.${Math.random().toString(36).slice(2, 10)}.part`;
+    try {
+      await pipeline(Readable.fromWeb(body), fs.createWriteStream(partial, { flags: 'wx' }));
+      await fsp.rename(partial, target);
+    } catch (error) {
+      await fsp.rm(partial, { force: true });
+      throw error;
+    }
+    return target;
+  } catch (error) {
+    await body.cancel().catch(() => {});
+    throw failed(error);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * internal/: helpers with no domain words, used by every layer above; they import nothing
+ * but each other.
+ */
+
+/**
+ * A `Map` of at most `maxEntries` entries, least recently used out first, whose entries may
+ * expire: the one bounded map under every in-memory store (callback dedupe, upload cache,
+ * learned durations, the journal), so a long-running server stays bounded.
+ *
+ * Why a `Map`: it iterates in insertion order, so re-inserting on use makes it an LRU and its
+ * first key is the one to drop.
+ */
+export class BoundedMap<K, V> {
+  readonly #entries = new Map<K, { value: V; until: number }>();
+  readonly #max: number;
+  readonly #now: () => number;
+
+  constructor(maxEntries: number, now: () => number = Date.now) {
+    this.#max = Math.max(1, maxEntries);
+    this.#now = now;
+  }
+
+  /** The value, unless absent or expired; a hit counts as a use. */
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    this.#entries.delete(key);
+    if (entry.until <= this.#now()) return undefined;
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  has(key: K): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** Set `key` (a use), for `ttlMs` (default: no expiry); the least recently used goes past the bound. */
+  set(key: K, value: V, ttlMs = Number.POSITIVE_INFINITY): this {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, until: this.#now() + ttlMs });
+    while (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value as K);
+    return this;
+  }
+
+  delete(key: K): boolean {
+    return this.#entries.delete(key);
+  }
+
+  /** Entries held, expired ones included until they are next read. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Live entries, least recently used first. */
+  *entries(): IterableIterator<[K, V]> {
+    const now = this.#now();
+    for (const [key, entry] of this.#entries) if (entry.until > now) yield [key, entry.value];
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * option-checks.ts: the one checker of options (the client's and each call's). A bad option
+ * is a `ValidationError` naming it and the rule, thrown before anything is sent; the result is
+ * the settings features run with, every default filled in (defaults in options.ts).
+ */
+import type { CallbackDedupeStore } from './coordination/ports.ts';
+import { ValidationError, type ValidationIssue } from './errors.ts';
+import type { LogLevel, Logger } from './internal/logger.ts';
+import {
+  DEFAULT_CALLBACK_MAX_BYTES,
+  DEFAULT_CALLBACK_READ_TIMEOUT_MS,
+  DEFAULT_INITIAL_DELAY_MS,
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_MAX_INTERVAL_MS,
+  DEFAULT_MAX_POLLS_PER_SECOND,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_UPLOAD_TIMEOUT_MS,
+  type CallbackHandlerOptions,
+  type ClientOptions,
+  type DownloadOptions,
+  type ParseCallbackOptions,
+  type RequestOptions,
+  type UploadCacheOptions,
+  type WaitOptions,
+} from './options.ts';
+import type { Fetch } from './transport/http-client.ts';
+
+// A timer cannot hold more (setTimeout fires at once beyond it).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+
+/** Collects the problems of one set of options; `done()` throws them as one `ValidationError`. */
+class OptionProblems {
+  readonly #issues: ValidationIssue[] = [];
+  readonly #context: string;
+
+  constructor(context: string) {
+    this.#context = context;
+  }
+
+  add(path: string, message: string): void {
+    this.#issues.push({ path, message });
+  }
+
+  /** A whole number of ms from `min` to 2^31-1 (a timer's limit), when given. */
+  ms(path: string, value: unknown, min: number): void {
+    if (value === undefined) return;
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
+      this.add(path, `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${String(value)})`);
+  }
+
+  /** A whole number from `min`, when given. */
+  count(path: string, value: unknown, min: number): void {
+    if (value === undefined) return;
+    if (!Number.isSafeInteger(value) || (value as number) < min)
+      this.add(path, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (got ${String(value)})`);
+  }
+
+  signal(value: unknown): void {
+    if (value === undefined) return;
+    const signal = value as Partial<AbortSignal> | null;
+    if (!signal || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')
+      this.add('signal', 'must be an AbortSignal');
+  }
+
+  fn(path: string, value: unknown): void {
+    if (value !== undefined && typeof value !== 'function') this.add(path, 'must be a function');
+  }
+
+  done(taskId?: string): void {
+    if (this.#issues.length === 0) return;
+    const error = new ValidationError(this.#issues, this.#context);
+    if (taskId !== undefined) error.taskId = taskId;
+    throw error;
+  }
+}
+
+/** An options argument must be an object when given. */
+function objectOf<T extends object>(options: T | undefined, context: string): Partial<Record<keyof T, unknown>> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
+  return options as Partial<Record<keyof T, unknown>>;
+}
+
+/**
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, and an
+ * upload's `onProgress`) before anything is sent.
+ */
+export function checkRequestOptions(options: RequestOptions & { onProgress?: unknown } | undefined, context: string): void {
+  const o = objectOf(options, context);
+  const problems = new OptionProblems(`${context} options`);
+  problems.signal(o.signal);
+  problems.ms('timeout', o.timeout, 1);
+  problems.count('maxRetries', o.maxRetries, 0);
+  problems.fn('onProgress', o.onProgress);
+  problems.done();
+}
+
+/** Check the options of `files.download`. */
+export function checkDownloadOptions(options: DownloadOptions | undefined): void {
+  const o = objectOf(options, 'files.download');
+  const problems = new OptionProblems('files.download options');
+  problems.signal(o.signal);
+  problems.ms('timeout', o.timeout, 1);
+  problems.ms('idleTimeout', o.idleTimeout, 1);
+  problems.count('maxRetries', o.maxRetries, 0);
+  problems.fn('onProgress', o.onProgress);
+  problems.done();
+}
+
+/** What a wait runs with: the options checked, the defaults filled in. */
+export interface WaitSettings {
+  /** `undefined`: the default deadline of the kind of task. */
+  timeout: number | undefined;
+  initialDelay: number;
+  interval: number;
+  maxInterval: number;
+  learn: boolean;
+  signal: AbortSignal | undefined;
+  onProgress: WaitOptions['onProgress'];
+}
+
+/** Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id. */
+export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
+  const o = objectOf(options, 'wait options');
+  const problems = new OptionProblems('wait options');
+  const ms = (name: keyof WaitOptions, value: unknown, positive: boolean) => {
+    if (value === undefined) return;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0))
+      problems.add(name, `must be a ${positive ? 'positive' : 'non-negative'} number of ms (got ${String(value)})`);
+  };
+  ms('timeout', o.timeout, true);
+  ms('initialDelay', o.initialDelay, false);
+  ms('interval', o.interval, true);
+  ms('maxInterval', o.maxInterval, true);
+  if (typeof o.interval === 'number' && typeof o.maxInterval === 'number' && o.interval > o.maxInterval)
+    problems.add('interval', `must not exceed maxInterval (${o.maxInterval} ms)`);
+  problems.fn('onProgress', o.onProgress);
+  problems.signal(o.signal);
+  problems.done(taskId);
+  const maxInterval = (o.maxInterval as number | undefined) ?? DEFAULT_MAX_INTERVAL_MS;
+  return {
+    timeout: o.timeout as number | undefined,
+    initialDelay: (o.initialDelay as number | undefined) ?? DEFAULT_INITIAL_DELAY_MS,
+    interval: (o.interval as number | undefined) ?? Math.min(DEFAULT_INTERVAL_MS, maxInterval),
+    maxInterval,
+    learn: (o.learn as boolean | undefined) ?? true,
+    signal: o.signal as AbortSignal | undefined,
+    onProgress: o.onProgress as WaitOptions['onProgress'],
+  };
+}
+
+/** Check `parseCallback`'s options; the body cap in bytes. */
+export function resolveParseCallbackOptions(options: ParseCallbackOptions | undefined): number {
+  const o = objectOf(options, 'parseCallback');
+  const problems = new OptionProblems('parseCallback options');
+  problems.count('maxBytes', o.maxBytes, 1);
+  problems.done();
+  return (o.maxBytes as number | undefined) ?? DEFAULT_CALLBACK_MAX_BYTES;
+}
+
+/** What a callback handler runs with. */
+export interface HandlerSettings {
+  verify: boolean;
+  /** `true`: the default store; `false`: none; else the caller's store. */
+  dedupe: boolean | CallbackDedupeStore;
+  maxBytes: number;
+  readTimeout: number;
+}
+
+/** Check a callback handler's options and fill in the defaults. */
+export function resolveHandlerOptions(options: CallbackHandlerOptions | undefined): HandlerSettings {
+  const o = objectOf(options, 'callback handler');
+  const problems = new OptionProblems('callback handler options');
+  problems.count('maxBytes', o.maxBytes, 1);
+  problems.ms('readTimeout', o.readTimeout, 1);
+  const dedupe = o.dedupe;
+  if (dedupe !== undefined && typeof dedupe !== 'boolean') {
+    const store = dedupe as Partial<CallbackDedupeStore> | null;
+    if (!store || typeof store.claim !== 'function' || typeof store.release !== 'function')
+      problems.add('dedupe', 'must be a boolean or a store with claim and release');
+  }
+  problems.done();
+  return {
+    verify: (o.verify as boolean | undefined) ?? true,
+    dedupe: (dedupe as boolean | CallbackDedupeStore | undefined) ?? true,
+    maxBytes: (o.maxBytes as number | undefined) ?? DEFAULT_CALLBACK_MAX_BYTES,
+    readTimeout: (o.readTimeout as number | undefined) ?? DEFAULT_CALLBACK_READ_TIMEOUT_MS,
+  };
+}
+
+/** What a client runs with, every option checked and every default filled in. */
+export interface ClientSettings {
+  apiKey: string | undefined;
+  /** Ends in `/`. */
+  baseURL: string;
+  timeout: number;
+  uploadTimeout: number;
+  maxRetries: number;
+  fetch: Fetch | undefined;
+  defaultHeaders: Record<string, string>;
+  logger: Logger;
+  logLevel: LogLevel;
+  callbackSecrets: readonly string[] | undefined;
+  /** The upload cache's options when it is on (`UploadCache` fills in its defaults). */
+  uploadCache: UploadCacheOptions | undefined;
+  maxPollsPerSecond: number;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/**
+ * Check the client's options, with the environment's defaults (`env(name)` reads one), and
+ * fill in the rest. `isBrowser` tells whether a key would be visible to the page's user.
+ */
+export function resolveClientOptions(
+  options: ClientOptions | undefined,
+  env: (name: string) => string | undefined,
+  isBrowser: boolean,
+): ClientSettings {
+  const o = objectOf(options, 'new OmniMedia');
+  const problems = new OptionProblems('new OmniMedia options');
+  const apiKey = (o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY');
+  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
+  if (!baseURL)
+    problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
+  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
+    problems.add('baseURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+  if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
+  if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
+    problems.add(
+      'apiKey',
+      'an API key in a browser can be read by anyone who opens the page. Keep the key on a server, use a keyless client in the ' +
+        'browser (task queries need no key), or pass dangerouslyAllowBrowser: true if you accept the risk',
+    );
+  problems.ms('timeout', o.timeout, 1);
+  problems.ms('uploadTimeout', o.uploadTimeout, 1);
+  problems.count('maxRetries', o.maxRetries, 0);
+  problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
+  problems.fn('fetch', o.fetch);
+  const envLevel = env('OMNIMEDIA_LOG');
+  const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
+  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
+  const secret = o.callbackSecret as string | readonly string[] | undefined;
+  const secrets = secret === undefined ? undefined : typeof secret === 'string' ? [secret] : secret;
+  if (secrets !== undefined && (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < 1)))
+    problems.add('callbackSecret', 'must be a non-empty string or a non-empty list of them');
+  const cache = o.uploadCache as boolean | UploadCacheOptions | undefined;
+  const cacheOptions = cache === true ? {} : cache || undefined;
+  if (cacheOptions) {
+    problems.ms('uploadCache.margin', cacheOptions.margin, 0);
+    problems.count('uploadCache.maxEntries', cacheOptions.maxEntries, 1);
+  }
+  problems.done();
+  return {
+    apiKey: apiKey || undefined,
+    baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
+    timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    uploadTimeout: (o.uploadTimeout as number | undefined) ?? DEFAULT_UPLOAD_TIMEOUT_MS,
+    maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
+    fetch: o.fetch as Fetch | undefined,
+    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
+    logger: (o.logger as Logger | undefined) ?? console,
+    logLevel,
+    callbackSecrets: secrets,
+    uploadCache: cacheOptions,
+    maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
+  };
+}

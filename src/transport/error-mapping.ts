@@ -1,0 +1,86 @@
+import {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  InsufficientBalanceError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+  type APIErrorInit,
+} from '../errors.ts';
+import { redact, redactDeep, redactHeaders } from '../internal/logger.ts';
+import { toPlainData } from '../internal/plain-data.ts';
+import { parseRetryAfter } from './retry-policy.ts';
+
+const CLASS_BY_STATUS: Record<number, typeof APIError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: InsufficientBalanceError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  503: ServiceUnavailableError,
+};
+
+/**
+ * The error body as sent: parsed JSON (as plain data) when it parses, else the text;
+ * `undefined` when empty. The key is removed after parsing, from every string.
+ */
+export function readErrorBody(text: string, apiKey?: string | undefined): unknown {
+  if (!text) return undefined;
+  let body: unknown;
+  try {
+    body = toPlainData(JSON.parse(text));
+  } catch {
+    body = text;
+  }
+  return redactDeep(body, apiKey);
+}
+
+// The spec does not give the error body's shape: look for the usual places a message sits.
+function messageOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.slice(0, 500);
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  const error = record.error;
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string')
+    return (error as { message: string }).message;
+  if (typeof record.message === 'string') return record.message;
+  if (typeof record.detail === 'string') return record.detail;
+  return JSON.stringify(body).slice(0, 500);
+}
+
+/**
+ * The one mapper from an HTTP error status to an error class. The message never contains the
+ * API key, even when the service echoes it back.
+ */
+export function apiErrorFromResponse(
+  status: number,
+  statusText: string,
+  headers: Headers,
+  bodyText: string,
+  context: { apiKey?: string | undefined; taskId?: string | undefined; what: string },
+): APIError {
+  const body = readErrorBody(bodyText, context.apiKey);
+  headers = redactHeaders(headers, context.apiKey);
+  const detail = messageOf(body);
+  const message = redact(
+    `${context.what} failed: ${status}${statusText ? ` ${statusText}` : ''}${detail ? `: ${detail}` : ''}`,
+    context.apiKey,
+  );
+  const init: APIErrorInit = {
+    status,
+    body,
+    headers,
+    requestId: headers.get('x-request-id') ?? headers.get('request-id') ?? undefined,
+    taskId: context.taskId,
+  };
+  if (status === 429) {
+    const ms = parseRetryAfter(headers);
+    return new RateLimitError(message, { ...init, retryAfter: ms === undefined ? undefined : ms / 1000 });
+  }
+  const ErrorClass = CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : APIError);
+  return new ErrorClass(message, init);
+}

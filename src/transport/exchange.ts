@@ -1,0 +1,198 @@
+import { concatBytes } from '../internal/bytes.ts';
+
+/**
+ * One HTTP exchange under one deadline and the caller's signal, from the connection to the
+ * last byte of the body.
+ *
+ * Why the SDK does not simply hand `fetch` the caller's signal and trust it: Node's fetch
+ * (undici) links the signal it is given to the connection through its own `Request` object,
+ * and only while that object lives. Once the headers have arrived nothing else holds it, so
+ * after a full GC an abort or a timeout no longer reaches the body: a download kept writing
+ * its `.part`, and a stalled task query stayed pending forever (reproduced with `global.gc()`,
+ * test/transport/hostile-network.test.ts). So an exchange owns its controller, whose signal goes
+ * to fetch, and races that controller itself against every phase: the wait for the headers
+ * and every body read. A caller's abort or the deadline rejects the phase in flight at once,
+ * and cancels the body, which closes the socket.
+ */
+export class Exchange {
+  readonly #controller = new AbortController();
+  readonly #caller: AbortSignal | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timeoutError: () => unknown = () => new Error('timed out');
+  #reason: unknown;
+  #ended: 'caller' | 'deadline' | undefined;
+
+  /**
+   * @param signal the caller's signal; its abort ends the exchange with the signal's reason.
+   * @param timeout ms until the exchange ends with `timeoutError()`; `undefined` for none.
+   */
+  constructor(signal: AbortSignal | undefined, timeout: number | undefined, timeoutError: () => unknown) {
+    this.#caller = signal;
+    if (signal?.aborted) this.#end('caller', signal.reason);
+    else signal?.addEventListener('abort', this.#onCallerAbort, { once: true });
+    this.restartDeadline(timeout, timeoutError);
+  }
+
+  /** The signal to give `fetch`: aborted when the exchange is cut short. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Why the exchange was cut short, if it was: the caller's abort, or the deadline. */
+  get ended(): 'caller' | 'deadline' | undefined {
+    return this.#ended;
+  }
+
+  /** What a cut-short exchange rejects with: the caller's reason, or the timeout error. */
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  /**
+   * Start the deadline over: `timeout` ms from now (none when `undefined`). Downloads switch
+   * from the time to the headers to an idle timeout between chunks this way. A timer rather
+   * than `AbortSignal.timeout()`: it can be restarted, and fake timers see it (the suite's
+   * retry and deadline tests run on fake time).
+   */
+  restartDeadline(timeout: number | undefined, timeoutError: () => unknown): void {
+    if (this.#ended) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timeoutError = timeoutError;
+    if (timeout !== undefined) this.#timer = setTimeout(() => this.#end('deadline', this.#timeoutError()), timeout);
+  }
+
+  /** `promise`, unless the exchange is cut short first: then its reason, at once. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    if (this.#ended) {
+      promise.catch(() => {});
+      return Promise.reject(this.#reason);
+    }
+    const signal = this.#controller.signal;
+    return new Promise<T>((resolve, reject) => {
+      const onEnd = () => reject(this.#reason);
+      signal.addEventListener('abort', onEnd, { once: true });
+      promise.then(
+        (value) => {
+          signal.removeEventListener('abort', onEnd);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onEnd);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Let go of the caller's signal and the timer. The exchange can no longer be cut short. */
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#caller?.removeEventListener('abort', this.#onCallerAbort);
+  }
+
+  readonly #onCallerAbort = (): void => this.#end('caller', this.#caller?.reason);
+
+  #end(why: 'caller' | 'deadline', reason: unknown): void {
+    if (this.#ended) return;
+    this.#ended = why;
+    this.#reason = reason;
+    this.close();
+    this.#controller.abort(reason);
+  }
+}
+
+/** A body read to its end, or to the cap. */
+export interface ReadBody {
+  bytes: Uint8Array;
+  /** The body went on past the cap: `bytes` holds its first `max` bytes, the rest was not read. */
+  overflow: boolean;
+}
+
+/**
+ * Read a response body under the exchange, keeping at most `max` bytes: past them the read
+ * stops and the body is cancelled (which closes the connection), so a server that streams
+ * without end costs `max` bytes of memory. Every read is raced against the exchange.
+ */
+export async function readBody(body: ReadableStream<Uint8Array> | null, exchange: Exchange, max: number): Promise<ReadBody> {
+  if (!body) return { bytes: new Uint8Array(0), overflow: false };
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await exchange.race(reader.read());
+      if (done) break;
+      if (total + value.byteLength > max) {
+        parts.push(value.subarray(0, max - total));
+        total = max;
+        reader.cancel().catch(() => {});
+        return { bytes: concatBytes(parts), overflow: true };
+      }
+      parts.push(value);
+      total += value.byteLength;
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+  return { bytes: concatBytes(parts), overflow: false };
+}
+
+/**
+ * The body as a stream whose every read is raced against the exchange, with the deadline
+ * restarted before each read (an idle timeout: a long download may take long, a stalled one
+ * may not). A cut-short exchange errors the stream, even when nobody is reading (a slow disk
+ * holding back the pipe), and cancels the source. The exchange is closed when the stream ends.
+ */
+export function guardedBody(
+  body: ReadableStream<Uint8Array> | null,
+  exchange: Exchange,
+  idleTimeout: number,
+  idleError: () => unknown,
+): ReadableStream<Uint8Array> {
+  if (!body) {
+    exchange.close();
+    return new ReadableStream({ start: (controller) => controller.close() });
+  }
+  const reader = body.getReader();
+  let stop: (() => void) | undefined;
+  const finish = () => {
+    if (stop) exchange.signal.removeEventListener('abort', stop);
+    exchange.close();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stop = () => {
+          controller.error(exchange.reason);
+          reader.cancel(exchange.reason).catch(() => {});
+        };
+        exchange.signal.addEventListener('abort', stop, { once: true });
+      },
+      async pull(controller) {
+        exchange.restartDeadline(idleTimeout, idleError);
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await exchange.race(reader.read());
+        } catch (error) {
+          finish();
+          reader.cancel().catch(() => {});
+          // An exchange cut short has errored the stream already (see `stop`).
+          if (!exchange.ended) controller.error(error);
+          return;
+        }
+        if (step.done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(step.value);
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,368 @@
+/**
+ * transport/: one HTTP exchange with the service or a result host: the exchange and its
+ * deadlines (exchange.ts), the retry policy (retry-policy.ts), the mapping of error statuses
+ * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
+ */
+import type { KyInstance, Options } from 'ky';
+import { apiErrorFromResponse } from './error-mapping.ts';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
+import { Exchange, guardedBody, readBody } from './exchange.ts';
+import { findInCauses } from '../internal/cause-chain.ts';
+import { contentLength } from '../internal/content-length.ts';
+import { redact, type LevelledLogger } from '../internal/logger.ts';
+import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
+
+/**
+ * The `fetch` the client calls: the platform's by default, or the `fetch` option.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({
+ *   fetch: (input, init) => {
+ *     console.log('->', init?.method ?? 'GET', String(input));
+ *     return fetch(input, init);
+ *   },
+ * });
+ * ```
+ */
+export type Fetch = (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface HttpConfig {
+  baseURL: string;
+  apiKey: string | undefined;
+  timeout: number;
+  maxRetries: number;
+  fetch: Fetch | undefined;
+  defaultHeaders: Record<string, string>;
+  logger: LevelledLogger;
+}
+
+/** Largest JSON answer of the API read (1 MiB): a task result is a few KB. */
+export const MAX_JSON_BYTES = 1024 * 1024;
+/** Bytes of an error body kept (64 KiB): enough for any error message, not for a hostile page. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Default ms a download may go without receiving a byte before it fails. */
+export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
+
+/** What a response said besides its body, for errors about a body that could not be used. */
+export interface ResponseMeta {
+  status: number;
+  headers: Headers;
+  requestId: string | undefined;
+}
+
+export interface HttpRequest<T = unknown> {
+  method: 'GET' | 'POST';
+  /** Relative to the base URL, e.g. `v1/tasks/abc`. */
+  path: string;
+  /** Sends `Authorization: Bearer`, and fails locally when the client has no key. */
+  auth: boolean;
+  retry: RetryKind;
+  /** A JSON body. */
+  json?: unknown;
+  /**
+   * Any other body, with its headers, built anew for every attempt (a retried upload re-opens
+   * its source), `release` to let go of its source after the attempt, and `sent` to tell how
+   * many bytes of it fetch took. Such a request does not follow redirects: see `#attempt`.
+   */
+  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string>; release?: () => Promise<void>; sent?: () => number }>;
+  /**
+   * Reads the answer's JSON (plain data) into the result, inside the attempt: its errors carry
+   * the response's status, headers and request id (pass `meta` on to `parseResponse`).
+   */
+  parse?: (body: unknown, meta: ResponseMeta) => T;
+  /** Words for messages, e.g. `images.generate`. */
+  what: string;
+  taskId?: string | undefined;
+  timeout?: number | undefined;
+  maxRetries?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** Called with each failed attempt before its retry. */
+  onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
+}
+
+/** What went wrong on the socket: the first error code in the cause chain (`ECONNREFUSED`), else its deepest message. */
+function socketReason(error: unknown): string {
+  let reason = String((error as Error | undefined)?.message ?? error);
+  const code = findInCauses(error, (link) => {
+    if (typeof link.code === 'string') return link.code;
+    if (typeof link.message === 'string' && link.message) reason = link.message;
+    return undefined;
+  });
+  return code ?? reason;
+}
+
+const JSON_CONTENT_TYPE = { 'content-type': 'application/json' } as const;
+
+/**
+ * The `fetch` ky calls: it passes on the parts of ky's Request (URL, method, headers) with the
+ * exchange's own signal (see `Exchange`) and the body as built, not the Request itself. Given
+ * a Request, fetch copies it (headers, signal, and any body through a stream proxy), which made
+ * a submission cost twice the CPU of a plain fetch (bench/suites/overhead.ts). ky's Request is
+ * built without the body.
+ */
+function fetchParts(fetchImpl: Fetch, signal: AbortSignal, body: BodyInit | undefined): NonNullable<Options['fetch']> {
+  const streaming = body !== undefined && typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+  return (input, init) => {
+    const request = input as Request;
+    return fetchImpl(request.url, {
+      ...init,
+      method: request.method,
+      headers: request.headers,
+      signal,
+      redirect: request.redirect,
+      ...(body !== undefined ? { body } : {}),
+      ...(streaming ? { duplex: 'half' } : {}),
+    } as RequestInit);
+  };
+}
+
+const decoder = new TextDecoder();
+
+/** Why a request failed without an answer we could use, in words, for its error message. */
+type RedirectFailure = 'loop' | 'refused';
+
+/** A redirect fetch would not follow: a loop (over 20), or one an upload refuses to follow. */
+function redirectFailure(error: unknown): RedirectFailure | undefined {
+  const reason = socketReason(error);
+  if (reason === 'redirect count exceeded') return 'loop';
+  if (reason === 'unexpected redirect') return 'refused';
+  return undefined;
+}
+
+type KyModule = typeof import('ky');
+let kyModule: Promise<KyModule> | undefined;
+let loadedKy: KyModule | undefined;
+
+// ky is loaded at the first request, not at import: a cold `import('omnimedia')` stays cheap
+// (ky alone costs ~40 ms of module loading on Node), and a client that never sends pays nothing.
+export function loadKy(): Promise<KyModule> {
+  return (kyModule ??= import('ky').then((module) => (loadedKy = module)));
+}
+
+interface KyInstances {
+  api: KyInstance;
+  apiWithKey: KyInstance;
+  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
+  plain: KyInstance;
+}
+
+/** The one HTTP layer: ky builds the request, an `Exchange` runs it, our policy retries it. */
+export class HttpClient {
+  // ky instances built once (at the first request, when ky loads), so a request passes ky only
+  // what changes per call: ky merges an instance's defaults into every call's options, and
+  // each key costs on the hot path.
+  #kys: KyInstances | undefined;
+  readonly #fetch: Fetch;
+  readonly #config: HttpConfig;
+
+  constructor(config: HttpConfig) {
+    this.#config = config;
+    // Looked up at call time, so a fetch patched after the client was made (MSW) is used.
+    this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  async #loadKys(): Promise<KyInstances> {
+    const { default: ky } = await loadKy();
+    if (this.#kys) return this.#kys;
+    const config = this.#config;
+    const hasDefaultHeaders = Object.keys(config.defaultHeaders).length > 0;
+    // ky's timeout and retry are off: the exchange owns the deadline (it covers the body, which
+    // ky's does not), and ky's retry would tee every upload body into memory.
+    const api = ky.create({
+      prefix: config.baseURL,
+      retry: 0,
+      timeout: false,
+      throwHttpErrors: false,
+      ...(hasDefaultHeaders ? { headers: config.defaultHeaders } : {}),
+    });
+    const apiWithKey = config.apiKey ? api.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : api;
+    const plain = ky.create({ retry: 0, timeout: false, throwHttpErrors: false });
+    return (this.#kys = { api, apiWithKey, plain });
+  }
+
+  /**
+   * GET an absolute URL outside the API (a result file) and resolve once its status is OK,
+   * with the response and its body as a stream for the caller to read. Sends neither the API
+   * key nor the default headers: result URLs may live on another host. `timeout` bounds the
+   * wait for the response to start, `idleTimeout` every wait for the next chunk after it; the
+   * signal ends it at any point. Retried like a task query until the response starts; a body
+   * cut off later is the caller's to handle.
+   */
+  async open(
+    url: string,
+    options: {
+      what: string;
+      signal?: AbortSignal | undefined;
+      timeout?: number | undefined;
+      idleTimeout?: number | undefined;
+      maxRetries?: number | undefined;
+    },
+  ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
+    const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'idempotent', ...options };
+    const timeout = options.timeout ?? this.#config.timeout;
+    const idleTimeout = options.idleTimeout ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS;
+    return withRetries(
+      async () => {
+        const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
+        try {
+          const kys = this.#kys ?? (await this.#loadKys());
+          const response = await exchange.race(kys.plain(url, { method: 'GET', fetch: fetchParts(this.#fetch, exchange.signal, undefined) }));
+          if (!response.ok) throw await this.#errorOf(response, exchange, request);
+          const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
+          return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
+        } catch (error) {
+          exchange.close();
+          throw this.#failure(error, request, exchange);
+        }
+      },
+      {
+        kind: 'idempotent',
+        maxRetries: options.maxRetries ?? this.#config.maxRetries,
+        signal: options.signal,
+        onRetry: (error, retry, delay) =>
+          this.#config.logger.info(`GET ${url} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`),
+      },
+    );
+  }
+
+  get apiKey(): string | undefined {
+    return this.#config.apiKey;
+  }
+
+  /**
+   * Send the request under the retry policy; resolve with the answer's JSON as plain data,
+   * or with what `parse` made of it.
+   */
+  async request<T = unknown>(request: HttpRequest<T>): Promise<T> {
+    const { apiKey, maxRetries, logger } = this.#config;
+    if (request.auth && !apiKey) {
+      throw new AuthenticationError(
+        `${request.what} needs an API key: pass apiKey to new OmniMedia({...}) or set OMNIMEDIA_API_KEY. No request was sent.`,
+        { taskId: request.taskId },
+      );
+    }
+    return withRetries((attempt) => this.#attempt(request, attempt), {
+      kind: request.retry,
+      maxRetries: request.maxRetries ?? maxRetries,
+      signal: request.signal,
+      onRetry: (error, retry, delay) => {
+        logger.info(`${request.method} /${request.path} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        request.onRetry?.(error, retry, delay);
+      },
+    });
+  }
+
+  async #attempt<T>(request: HttpRequest<T>, attempt: number): Promise<T> {
+    const { logger } = this.#config;
+    const started = logger.enabled('debug') ? performance.now() : 0;
+    const timeout = request.timeout ?? this.#config.timeout;
+    const exchange = new Exchange(request.signal, timeout, () =>
+      new APITimeoutError(`${request.what}: no complete answer within ${timeout} ms`, { taskId: request.taskId }),
+    );
+    let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
+    try {
+      const options: Options = { method: request.method };
+      built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;
+      const body = request.json !== undefined ? JSON.stringify(request.json) : built?.body;
+      if (request.json !== undefined) options.headers = JSON_CONTENT_TYPE;
+      else if (built?.headers) options.headers = built.headers;
+      options.fetch = fetchParts(this.#fetch, exchange.signal, body);
+      // redirect: 'error' keeps fetch from tee-ing an upload body to replay it on a 307/308:
+      // the tee holds every byte sent until the response, the whole file (measured: +file
+      // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
+      if (built) options.redirect = 'error';
+      const kys = this.#kys ?? (await this.#loadKys());
+      const response = await exchange.race((request.auth ? kys.apiWithKey : kys.api)(request.path, options));
+      if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
+      if (!response.ok) throw await this.#errorOf(response, exchange, request);
+      const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers) };
+      const tooLarge = () =>
+        new APIError(`${request.what}: the service answered ${response.status} with a body larger than 1 MiB`, { ...meta, taskId: request.taskId });
+      if ((contentLength(response.headers.get('content-length')) ?? 0) > MAX_JSON_BYTES) {
+        response.body?.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+      if (overflow) throw tooLarge();
+      const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
+      return request.parse ? request.parse(json, meta) : (json as T);
+    } catch (error) {
+      throw this.#failure(error, request, exchange, built?.sent?.());
+    } finally {
+      exchange.close();
+      // The service may answer (an error, say) before it has read the whole body.
+      await built?.release?.();
+    }
+  }
+
+  /** The `APIError` of an error status, with the first 64 KiB of its body. */
+  async #errorOf(response: Response, exchange: Exchange, request: HttpRequest<unknown>): Promise<APIError> {
+    const { bytes } = await readBody(response.body, exchange, MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
+      // A body that breaks off is no reason to hide the status: keep what there is (nothing).
+      if (exchange.ended) throw error;
+      return { bytes: new Uint8Array(0) };
+    });
+    return apiErrorFromResponse(response.status, response.statusText, response.headers, decoder.decode(bytes), {
+      apiKey: this.#config.apiKey,
+      taskId: request.taskId,
+      what: request.what,
+    });
+  }
+
+  /**
+   * The error a failed attempt rejects with. A cut-short exchange gives its reason: the
+   * caller's own abort reason, untouched, or the `APITimeoutError` of the deadline. What fetch
+   * threw becomes an `OmniMediaError` that keeps no request object (ky's errors hold the
+   * Request, Authorization header included, which `util.inspect(err)` would print).
+   */
+  #failure(error: unknown, request: HttpRequest<unknown>, exchange: Exchange, sent?: number): unknown {
+    if (exchange.ended) return exchange.reason;
+    if (error instanceof OmniMediaError) return error;
+    const ky = loadedKy;
+    const raw = ky?.isNetworkError(error) ? error.cause : error;
+    const { taskId, what } = request;
+    const redirect = redirectFailure(raw);
+    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause: raw, taskId });
+    if (redirect === 'refused')
+      return new APIError(
+        `${what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
+        { cause: raw, taskId },
+      );
+    if (raw instanceof TypeError) {
+      const reason = redact(socketReason(raw), this.#config.apiKey);
+      const message = failedBeforeSending(raw)
+        ? `could not reach the service (${reason})`
+        : sent
+          ? `the connection was reset after ${sent.toLocaleString('en-US')} bytes were sent (${reason})`
+          : `the connection failed (${reason})`;
+      return new APIConnectionError(`${what}: ${message}`, { cause: raw, taskId });
+    }
+    return new APIError(`${what}: the request failed (${redact(String((raw as Error)?.message ?? raw), this.#config.apiKey)})`, {
+      cause: raw,
+      taskId,
+    });
+  }
+}
+
+/** The request id a response carries, if any. */
+export function requestIdOf(headers: Headers): string | undefined {
+  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+}
+
+/** An answer's JSON as plain data (see `toPlainData`), or the `APIError` saying why it is not. */
+function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpRequest<unknown>): unknown {
+  if (!text) return undefined;
+  let problem: string;
+  try {
+    return toPlainData(JSON.parse(text));
+  } catch (error) {
+    problem = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
+  }
+  throw new APIError(`${request.what}: the service answered ${meta.status} with ${problem}`, {
+    ...meta,
+    body: text.length > MAX_ERROR_BODY_BYTES ? text.slice(0, MAX_ERROR_BODY_BYTES) : text,
+    taskId: request.taskId,
+  });
+}

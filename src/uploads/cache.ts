@@ -1,0 +1,77 @@
+import { MemoryUploadCacheStore } from '../coordination/memory.ts';
+import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
+import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
+import type { PreparedFile } from './inputs.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+// Files are hashed a chunk at a time so that hashing never holds more than this in memory.
+const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** When a record stops being valid, in ms since the epoch. */
+export function expiresAtMs(record: CachedUpload, uploadedAt: number): number {
+  if (typeof record.expires_at === 'number') return record.expires_at * 1000;
+  const created = typeof record.created_at === 'number' ? record.created_at * 1000 : uploadedAt;
+  return created + DAY_MS;
+}
+
+const hex = (digest: ArrayBuffer) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+
+/**
+ * The cache key of a file: its kind and a SHA-256 (WebCrypto) of its bytes. A file up to
+ * 4 MiB is keyed by the SHA-256 of its bytes; a larger one by the SHA-256 of the SHA-256s of
+ * its 4 MiB chunks, so hashing a 50 MiB video holds 4 MiB at a time, not 50.
+ */
+export async function uploadCacheKey(file: PreparedFile & { source: { replayable: true } }): Promise<string> {
+  const blob = await file.source.open();
+  const subtle = globalThis.crypto.subtle;
+  if (blob.size <= HASH_CHUNK_BYTES) return `${file.rule.kind}:sha256:${hex(await subtle.digest('SHA-256', await blob.arrayBuffer()))}`;
+  const digests = new Uint8Array(Math.ceil(blob.size / HASH_CHUNK_BYTES) * 32);
+  for (let offset = 0, i = 0; offset < blob.size; offset += HASH_CHUNK_BYTES, i++) {
+    const chunk = await blob.slice(offset, offset + HASH_CHUNK_BYTES).arrayBuffer();
+    digests.set(new Uint8Array(await subtle.digest('SHA-256', chunk)), i * 32);
+  }
+  return `${file.rule.kind}:sha256x4m:${hex(await subtle.digest('SHA-256', digests))}`;
+}
+
+/**
+ * Reuse of uploads: the spec keeps an upload 24 hours and says one image needs uploading
+ * once. The same bytes uploaded again while the earlier record has more than `margin` left
+ * give back that record; uploads of the same bytes at the same time share one request.
+ *
+ * @example
+ * ```ts
+ * const client = new OmniMedia({ uploadCache: {} });
+ * const a = await client.uploads.image('./logo.png');
+ * const b = await client.uploads.image('./logo.png'); // same bytes: the first record, no second upload
+ * ```
+ */
+export class UploadCache {
+  readonly store: UploadCacheStore;
+  readonly margin: number;
+  readonly #inFlight = new Map<string, Promise<CachedUpload>>();
+
+  constructor(options: UploadCacheOptions = {}) {
+    this.store = options.store ?? new MemoryUploadCacheStore(options.maxEntries);
+    this.margin = options.margin ?? DEFAULT_UPLOAD_CACHE_MARGIN_MS;
+  }
+
+  /** The cached record for `key` when it is still comfortably valid, else the result of `upload` (then cached). */
+  async getOrUpload<R extends CachedUpload>(key: string, upload: () => Promise<R>, now: () => number = Date.now): Promise<{ record: R; cached: boolean }> {
+    const pending = this.#inFlight.get(key);
+    if (pending) return { record: (await pending) as R, cached: true };
+    const found = await this.store.get(key);
+    if (found && expiresAtMs(found, now()) - now() > this.margin) return { record: found as R, cached: true };
+    if (found) await this.store.delete(key);
+    const uploadedAt = now();
+    const promise = upload();
+    this.#inFlight.set(key, promise);
+    try {
+      const record = await promise;
+      const ttl = expiresAtMs(record, uploadedAt) - this.margin - now();
+      if (ttl > 0) await this.store.set(key, record, ttl);
+      return { record, cached: false };
+    } finally {
+      this.#inFlight.delete(key);
+    }
+  }
+}

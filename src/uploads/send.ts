@@ -1,0 +1,90 @@
+/**
+ * uploads/: files in: the input kinds, type sniffing, the streamed multipart body, the upload
+ * cache and the auto-upload of file objects where a reference goes. Imports transport/,
+ * schemas/, validation/, coordination/ (ports), options, errors.ts and internal/.
+ */
+import type { ValidationError } from '../errors.ts';
+import type { LevelledLogger } from '../internal/logger.ts';
+import type { UploadOptions } from '../options.ts';
+import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
+import type { HttpClient } from '../transport/http-client.ts';
+import { loadValidation } from '../validation/load.ts';
+import { attemptBody, multipartFraming, type Framing } from './body.ts';
+import { uploadCacheKey, type UploadCache } from './cache.ts';
+import type { PreparedFile } from './inputs.ts';
+
+const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as const;
+
+/** Sends a file `prepareFile` already checked; resolves with its upload record. */
+export type Uploader = (file: PreparedFile, options?: UploadOptions) => Promise<ImageUpload | VideoUpload>;
+
+/** What an uploader sends through. */
+export interface UploaderPorts {
+  http: HttpClient;
+  /** The client's upload cache, when on. */
+  cache: UploadCache | undefined;
+  /** Default ms per upload attempt. */
+  uploadTimeout: number;
+  logger: LevelledLogger;
+}
+
+/**
+ * The one way a file is uploaded, by `uploads.*` and by auto-upload alike: through the upload
+ * cache when one is on (replayable files only: a one-shot stream cannot be hashed and then
+ * sent), else straight to the endpoint.
+ */
+export function createUploader(ports: UploaderPorts): Uploader {
+  return async (file, options = {}) => {
+    const { cache } = ports;
+    if (!cache || !file.source.replayable) return post(ports, file, options);
+    const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
+    const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options));
+    if (cached) {
+      ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
+      options.onProgress?.({ loaded: file.source.size, total: file.source.size });
+    }
+    return record;
+  };
+}
+
+async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
+  const { rule } = file;
+  const what = `uploads.${rule.kind}`;
+  let tooLarge: ValidationError | undefined;
+  let framing: Promise<Framing> | undefined;
+  let counted = true;
+  try {
+    const v = await loadValidation();
+    const record = await ports.http.request({
+      method: 'POST',
+      path: ENDPOINT[rule.kind],
+      auth: true,
+      // Uploads are not billed (spec 4.2): a duplicate costs nothing, so any transient
+      // failure is retried, a connection reset after sending included.
+      retry: 'idempotent',
+      body: async () => {
+        const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
+          onProgress: options.onProgress,
+          onTooLarge: (error) => (tooLarge = error),
+        });
+        counted = attempt.counted;
+        return attempt;
+      },
+      parse: (body, meta): ImageUpload | VideoUpload =>
+        v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what, meta),
+      what,
+      signal: options.signal,
+      timeout: options.timeout ?? ports.uploadTimeout,
+      // A one-shot stream is spent by the first attempt: it cannot be sent again.
+      maxRetries: file.source.replayable ? options.maxRetries : 0,
+    });
+    if (!counted) {
+      const size = file.source.size ?? Number(record.bytes ?? 0);
+      options.onProgress?.({ loaded: size, total: size });
+    }
+    return record;
+  } catch (error) {
+    // The stream passed the limit: fetch saw its body fail; the caller should see why.
+    throw tooLarge ?? error;
+  }
+}

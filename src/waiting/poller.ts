@@ -1,0 +1,214 @@
+import type { SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
+import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
+import type { Logger } from '../internal/logger.ts';
+import { resolveWaitOptions } from '../option-checks.ts';
+import type { WaitOptions } from '../options.ts';
+import type { TaskResult } from '../schemas/task.ts';
+import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
+import { Cadence } from './cadence.ts';
+import type { TaskDurations } from './durations.ts';
+import type { PollScheduler } from './scheduler.ts';
+import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
+
+// A created_at this far from our clock is not trusted as the task's age.
+const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
+const MAX_CLOCK_SKEW_MS = 60_000;
+
+/** What the poller needs to wait for one task: the task, and the ports it waits through. */
+export interface PollTarget extends WaitContext {
+  taskId: string;
+  /** One query of the task, one request (the poller does its own retrying). */
+  retrieve(signal: AbortSignal): Promise<TaskResult>;
+  scheduler: PollScheduler;
+  events: TaskEventBus;
+  durations: TaskDurations;
+  /** Cleared once the task's end is seen. */
+  journal?: SubmissionJournal | undefined;
+  logger?: Logger | undefined;
+}
+
+/** What a submission tells the wait that follows it. */
+export interface WaitContext {
+  /** When the task was submitted (ms since the epoch), if known; the first query is timed from it. */
+  submittedAt?: number | undefined;
+  /** Deadline when the caller gives no `timeout`. */
+  defaultTimeout: number;
+  /** The kind of task for learning durations, when the submission knew it. */
+  durationKey?: string | undefined;
+}
+
+/** The ports a client's waits go through: everything in a `PollTarget` but the task. */
+export interface WaitPorts {
+  /** One query of a task (no retries: the poller does its own). */
+  retrieve(taskId: string, signal: AbortSignal): Promise<TaskResult>;
+  scheduler: PollScheduler;
+  events: TaskEventBus;
+  durations: TaskDurations;
+  journal?: SubmissionJournal | undefined;
+  logger?: Logger | undefined;
+}
+
+/** The poll target of one task on a client's ports. */
+export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
+  return { ...ports, ...context, taskId, retrieve: (signal) => ports.retrieve(taskId, signal) };
+}
+
+/** Run a write to shared state without waiting on it; its failure is not the wait's. */
+function settle(write: () => void | Promise<void> | undefined): void {
+  try {
+    const pending = write();
+    if (pending) pending.catch(() => {});
+  } catch {
+    // As above: shared state is a help, never a condition.
+  }
+}
+
+/** The last `fail_reason` of a failed task: the task's own, else its last failed attempt's. */
+export function lastFailReason(task: TaskResult): string | undefined {
+  if (task.fail_reason) return task.fail_reason;
+  const failed = (task.attempts ?? []).filter((a) => a.fail_reason);
+  return failed.at(-1)?.fail_reason;
+}
+
+type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
+
+/** Submission time from a task's `created_at` (seconds, or ms when that large), when plausible. */
+function originFromCreatedAt(task: TaskResult, now: number): number | undefined {
+  const created = task.created_at;
+  if (typeof created !== 'number' || !Number.isFinite(created) || created <= 0) return undefined;
+  const ms = created > 1e11 ? created : created * 1000;
+  return ms <= now + MAX_CLOCK_SKEW_MS && now - ms <= MAX_PLAUSIBLE_AGE_MS ? Math.min(ms, now) : undefined;
+}
+
+/**
+ * The one poller. Yields each task seen (by a query, or published by a verified callback)
+ * until the task ends: returns after yielding a completed task, throws `TaskFailedError`
+ * after yielding a failed one, `WaitTimeoutError` at the deadline, the signal's reason on
+ * abort. Transient query failures are retried inside the wait. Stopping the iteration
+ * (`break`, `return()`) stops polling at once.
+ */
+export async function* observeTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
+  const { taskId, scheduler, events, durations } = target;
+  const settings = resolveWaitOptions(options, taskId);
+  const { signal, onProgress } = settings;
+  signal?.throwIfAborted();
+
+  const started = Date.now();
+  const timeout = settings.timeout ?? target.defaultTimeout;
+  const cadence = new Cadence(settings);
+  let origin = target.submittedAt;
+  let key = target.durationKey;
+  let last: TaskResult | undefined;
+  let polls = 0;
+  let failures = 0;
+
+  // Everything that ends a wait early aborts `stop`, which ends the sleep or the request in
+  // flight at once; `interruption` says why.
+  const stop = new AbortController();
+  let interruption: Interruption | undefined;
+  const interrupt = (why: Interruption) => {
+    if (interruption) return;
+    interruption = why;
+    stop.abort(why.kind);
+  };
+  const onAbort = () => interrupt({ kind: 'abort' });
+  signal?.addEventListener('abort', onAbort, { once: true });
+  scheduler.wakeAt(started + timeout, stop.signal).then(
+    () => interrupt({ kind: 'deadline' }),
+    () => {},
+  );
+  const unsubscribe = events.subscribe(taskId, (task) => {
+    if (isTerminalStatus(task.status)) interrupt({ kind: 'event', task });
+  });
+
+  try {
+    const expected = () => (origin === undefined || key === undefined ? undefined : durations.expected(key));
+    // Right away for a task of unknown age (a wait by id); else `initialDelay` after
+    // submission, which is now already when `.wait()` is called late.
+    let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(await expected()));
+
+    for (;;) {
+      let task: TaskResult | undefined;
+      try {
+        const release = await scheduler.querySlot(nextAt, stop.signal);
+        try {
+          polls++;
+          task = await target.retrieve(stop.signal);
+        } finally {
+          release();
+        }
+        failures = 0;
+      } catch (error) {
+        if (!interruption) {
+          if (!isTransientInWait(error)) {
+            if (error instanceof OmniMediaError) error.taskId ??= taskId;
+            throw error;
+          }
+          failures++;
+          // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
+          const delay = transientDelay(error, failures);
+          target.logger?.info(`wait(${taskId}): query failed (${(error as Error).message}); next query in ${Math.round(delay)} ms`);
+          nextAt = Date.now() + delay;
+          continue;
+        }
+      }
+
+      if (!(task && isTerminalStatus(task.status)) && interruption) {
+        if (interruption.kind === 'abort') throw signal?.reason;
+        if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last);
+        task = interruption.task;
+      }
+      if (!task) continue;
+
+      const now = Date.now();
+      last = task;
+      origin ??= originFromCreatedAt(task, now);
+      key ??= task.normalized_model;
+      onProgress?.(task, { elapsedMs: now - started, polls });
+      if (isTerminalStatus(task.status)) {
+        // Shared state is a help, never a condition: a store that fails costs no result.
+        if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
+        settle(() => target.journal?.clear(taskId));
+      }
+      yield task;
+
+      if (isSuccessStatus(task.status)) return;
+      if (isFailureStatus(task.status)) {
+        throw new TaskFailedError(task, lastFailReason(task));
+      }
+      // Unknown statuses (and pending, processing) keep the wait going.
+      const age = origin === undefined ? now - started : now - origin;
+      nextAt = now + cadence.nextGap(age, await expected());
+    }
+  } finally {
+    unsubscribe();
+    signal?.removeEventListener('abort', onAbort);
+    // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
+    stop.abort('done');
+  }
+}
+
+/** Poll until the task completes; see `observeTask` for how it ends. */
+export async function waitForTask(target: PollTarget, options?: WaitOptions): Promise<TaskResult> {
+  let last: TaskResult | undefined;
+  for await (const task of observeTask(target, options)) last = task;
+  // observeTask returns only after yielding a completed task.
+  return last as TaskResult;
+}
+
+/** What makes one observation of a task a change: its status and its attempts. */
+function changeKey(task: TaskResult): string {
+  const attempts = (task.attempts ?? []).map((a) => `${a.attempt_no ?? ''}:${a.status ?? ''}:${a.fail_reason ?? ''}`);
+  return JSON.stringify([task.status, task.attempt_count ?? null, attempts]);
+}
+
+/** Yield each observed change of the task (status, attempts) until it ends. */
+export async function* watchTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
+  let seen: string | undefined;
+  for await (const task of observeTask(target, options)) {
+    const key = changeKey(task);
+    if (key === seen) continue;
+    seen = key;
+    yield task;
+  }
+}

@@ -1,0 +1,32 @@
+import { APIError } from '../errors.ts';
+import type { RetrieveOptions } from '../options.ts';
+import type { TaskResult } from '../schemas/task.ts';
+import type { HttpClient } from '../transport/http-client.ts';
+import { loadValidation } from '../validation/load.ts';
+
+/**
+ * `GET /v1/tasks/{id}`: the task query, the one read of a task that waits, `tasks.retrieve`
+ * and callback verification share. The answer must be the task asked for: a confused cache
+ * or gateway answering with another task is an `APIError` naming both ids, never a result.
+ * The caller has checked `taskId` (see `taskIdProblem`).
+ */
+export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
+  const what = `tasks.retrieve(${taskId})`;
+  const { parseResponse, TaskResultSchema } = await loadValidation();
+  return http.request({
+    method: 'GET',
+    path: `v1/tasks/${encodeURIComponent(taskId)}`,
+    auth: false,
+    retry: 'idempotent',
+    what,
+    taskId,
+    signal: options.signal,
+    timeout: options.timeout,
+    maxRetries: options.maxRetries,
+    parse: (body, meta) => {
+      const task = parseResponse(TaskResultSchema, body, what, { ...meta, taskId });
+      if (task.task_id !== taskId) throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { ...meta, taskId });
+      return task;
+    },
+  });
+}

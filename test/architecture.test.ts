@@ -1,0 +1,117 @@
+// The architecture, enforced: which folder of src/ may import which (value and type imports,
+// re-exports and dynamic imports alike), and no source file over 400 lines. The table is the
+// one in the README's "Architecture" section.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const MAX_LINES = 400;
+
+/** A module's layer: its folder under src/, or its file name for the files at the root. */
+function layerOf(file: string): string {
+  const path = relative(SRC, file).replaceAll('\\', '/');
+  const [first] = path.split('/');
+  if (path.includes('/')) return first as string;
+  return path.replace(/\.ts$/, '');
+}
+
+const BASE = ['errors', 'internal'];
+const OPTIONS = ['options', 'option-checks'];
+/** Each layer and the layers it may import besides its own. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  internal: [],
+  errors: ['internal'],
+  schemas: [],
+  coordination: ['schemas', 'internal'],
+  transport: BASE,
+  validation: ['schemas', ...BASE],
+  options: ['coordination', 'transport', 'schemas', ...BASE],
+  'option-checks': ['options', 'coordination', 'transport', 'schemas', ...BASE],
+  waiting: [...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  uploads: [...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  downloads: [...OPTIONS, 'transport', ...BASE],
+  callbacks: ['waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
+  testing: ['schemas', 'uploads', 'internal'],
+  // The CLI uses only the package's public entries ('omnimedia', 'omnimedia/testing').
+  cli: [],
+};
+
+/** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
+function specifiers(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      out.push(node.moduleSpecifier.text);
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteral(argument)) out.push(argument.text);
+    }
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      out.push(node.argument.literal.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const files = sourceFiles(SRC);
+
+describe('architecture', () => {
+  it('every layer of src/ is in the table', () => {
+    const unknown = [...new Set(files.map(layerOf))].filter((layer) => !(layer in MAY_IMPORT));
+    expect(unknown).toEqual([]);
+  });
+
+  it('imports point one way: each module imports only the layers the table allows', () => {
+    const wrong: string[] = [];
+    for (const file of files) {
+      const from = layerOf(file);
+      for (const specifier of specifiers(file)) {
+        if (!specifier.startsWith('.')) continue; // packages: checked by the bundle and the entries
+        const target = resolve(dirname(file), specifier);
+        if (!target.startsWith(SRC)) {
+          // Only the CLI reaches outside src/, for package.json's version.
+          if (!(from === 'cli' && target.endsWith('package.json'))) wrong.push(`${relative(SRC, file)} -> ${specifier}`);
+          continue;
+        }
+        const to = layerOf(target);
+        if (to !== from && !MAY_IMPORT[from]?.includes(to)) wrong.push(`${relative(SRC, file)} (${from}) -> ${relative(SRC, target)} (${to})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('only index.ts imports client.ts, not even for a type', () => {
+    const importers = files.filter((file) => layerOf(file) !== 'index' && specifiers(file).some((s) => resolve(dirname(file), s) === join(SRC, 'client.ts')));
+    expect(importers.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
+  it('the CLI imports the library by its package name only', () => {
+    const cli = files.filter((file) => layerOf(file) === 'cli');
+    const packages = new Set(cli.flatMap(specifiers).filter((s) => s.startsWith('omnimedia')));
+    expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/testing']);
+  });
+
+  it(`no source file is over ${MAX_LINES} lines`, () => {
+    const long = files
+      .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryDurationsStore, MemoryJournal, MemoryPollBudget } from '../../src/coordination/memory.ts';
+
+afterEach(() => vi.useRealTimers());
+
+describe('MemoryPollBudget', () => {
+  it('grants maxPerSecond queries, then none until one second after the oldest was answered', () => {
+    vi.useFakeTimers({ now: 10_000 });
+    const budget = new MemoryPollBudget(2);
+    const a = budget.take(10_000);
+    const b = budget.take(10_000);
+    expect('release' in a && 'release' in b).toBe(true);
+    // Both unanswered: a slot counts for 5 s at most, plus the one-second window.
+    expect(budget.take(10_000)).toEqual({ retryAt: 16_000 });
+    vi.setSystemTime(10_200);
+    if ('release' in a) a.release();
+    expect(budget.take(10_200)).toEqual({ retryAt: 11_200 });
+    expect('release' in budget.take(11_200)).toBe(true);
+  });
+});
+
+describe('MemoryDurationsStore', () => {
+  it('keeps the most recent `keep` durations per kind', () => {
+    const store = new MemoryDurationsStore();
+    for (const ms of [1, 2, 3, 4]) store.add('k', ms, 3);
+    expect(store.get('k')).toEqual([2, 3, 4]);
+    expect(store.get('other')).toBeUndefined();
+  });
+});
+
+describe('MemoryJournal', () => {
+  it('records, lists and clears accepted submissions, for a day at most', () => {
+    vi.useFakeTimers({ now: 0 });
+    const journal = new MemoryJournal();
+    journal.record({ task_id: 'a', kind: 'image_generation', submitted_at: 0 });
+    journal.record({ task_id: 'b', kind: 'video_generation', submitted_at: 0 });
+    journal.clear('a');
+    expect(journal.list()).toEqual([{ task_id: 'b', kind: 'video_generation', submitted_at: 0 }]);
+    vi.setSystemTime(24 * 3_600_000);
+    expect(journal.list()).toEqual([]);
+  });
+});

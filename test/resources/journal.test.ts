@@ -1,0 +1,75 @@
+// The journal of accepted submissions: every accepted submission is written before the call
+// resolves, and cleared once its result is seen, by a wait or by a verified callback. A journal
+// that fails costs no task.
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { OmniMedia, ValidationError } from 'omnimedia';
+import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
+
+const server = useMsw();
+const silent = { error() {}, warn() {}, info() {}, debug() {} };
+const COMPLETED = { task_id: 't_1', status: 'completed', data: [{ url: 'https://r.test/1.png' }] };
+
+function client() {
+  return new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, logger: silent });
+}
+
+describe('the journal of accepted submissions', () => {
+  it('holds a submission from before the call resolves until a wait sees its result', async () => {
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' })),
+      http.get(`${BASE_URL}/v1/tasks/t_1`, () => HttpResponse.json(COMPLETED)),
+    );
+    const c = client();
+    const pending = c.images.generate({ model: 'm', prompt: 'p' });
+    const submission = await pending;
+    const entries = await c.journal.list();
+    expect(entries).toEqual([{ task_id: submission.task_id, kind: 'image_generation', submitted_at: expect.any(Number) }]);
+    await pending.wait({ initialDelay: 0 });
+    expect(await c.journal.list()).toEqual([]);
+  });
+
+  it('is cleared by a verified callback of a finished task', async () => {
+    server.use(
+      http.post(`${BASE_URL}/v1/video/generate`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' }, { status: 202 })),
+      http.get(`${BASE_URL}/v1/tasks/t_1`, () => HttpResponse.json(COMPLETED)),
+    );
+    const c = client();
+    await c.videos.generate({ prompt: 'a fox' });
+    expect((await c.journal.list()).map((e) => e.kind)).toEqual(['video_generation']);
+    const answer = await c.callbacks.handler(() => {})(new Request('https://me.test/cb', { method: 'POST', body: JSON.stringify(COMPLETED) }));
+    expect(answer.status).toBe(200);
+    expect(await c.journal.list()).toEqual([]);
+  });
+
+  it('a journal that fails costs no task: the submission still resolves with its id', async () => {
+    server.use(http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' })));
+    const c = client();
+    (c.journal as { record: unknown }).record = () => Promise.reject(new Error('store down'));
+    await expect(c.images.generate({ model: 'm', prompt: 'p' })).resolves.toMatchObject({ task_id: 't_1' });
+  });
+});
+
+describe('per-call options are checked before anything is sent', () => {
+  it.each([
+    ['timeout', { timeout: 0 }],
+    ['timeout', { timeout: 1.5 }],
+    ['maxRetries', { maxRetries: -1 }],
+    ['signal', { signal: 'stop' }],
+  ])('%s: %j → ValidationError naming it, no request', async (path, options) => {
+    let requests = 0;
+    server.use(http.all(`${BASE_URL}/*`, () => (requests++, HttpResponse.json({}))));
+    const c = client();
+    for (const call of [
+      () => c.images.generate({ model: 'm', prompt: 'p' }, options as never),
+      () => c.tasks.retrieve('t_1', options as never),
+      () => c.uploads.image(new Uint8Array([0x89, 0x50, 0x4e, 0x47]), options as never),
+      () => c.files.download('https://r.test/1.png', options as never),
+    ]) {
+      const error = await call().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.path)).toContain(path);
+    }
+    expect(requests).toBe(0);
+  });
+});
