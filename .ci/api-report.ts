@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const update = process.argv.includes('--update');
 const ENTRIES: Record<string, string> = {
   omnimedia: 'dist/index.d.ts',
+  'omnimedia-tasks': 'dist/tasks.d.ts',
   'omnimedia-schemas': 'dist/schemas.d.ts',
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',

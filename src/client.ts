@@ -4,7 +4,7 @@
  * the narrow ports it needs. Only index.ts imports this file.
  */
 import { CallbackTokens } from './callbacks/token.ts';
-import { MemoryDedupeStore, MemoryDurationsStore, MemoryJournal, MemoryPollBudget, MemoryTaskEvents } from './coordination/memory.ts';
+import { MemoryDedupeStore, MemoryJournal, type MemoryTaskEvents } from './coordination/memory.ts';
 import type { SubmissionJournal } from './coordination/ports.ts';
 import { createLogger, type LevelledLogger } from './internal/logger.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
@@ -20,9 +20,10 @@ import { Videos } from './resources/videos.ts';
 import { HttpClient } from './transport/http-client.ts';
 import { UploadCache } from './uploads/cache.ts';
 import { createUploader } from './uploads/send.ts';
-import { TaskDurations } from './waiting/durations.ts';
+import type { TaskDurations } from './waiting/durations.ts';
 import { retrieveTask } from './waiting/retrieve-task.ts';
-import { PollScheduler } from './waiting/scheduler.ts';
+import type { PollScheduler } from './waiting/scheduler.ts';
+import { memoryWaitPorts } from './waiting/wait-ports.ts';
 
 /**
  * The client of the image and video generation service.
@@ -55,13 +56,13 @@ export class OmniMedia {
   /** The upload cache, when the `uploadCache` option turned it on. */
   readonly uploadCache: UploadCache | undefined;
   /** @internal Verified callbacks publish here; pending waits listen. */
-  readonly taskEvents = new MemoryTaskEvents();
+  readonly taskEvents: MemoryTaskEvents;
   /** @internal The `callbackSecret` tokens, when one is set. */
   readonly callbackTokens: CallbackTokens | undefined;
   /** @internal The one scheduler (one timer, one query budget) of all this client's waits. */
   readonly pollScheduler: PollScheduler;
   /** @internal How long tasks of each kind took, for the waits that follow. */
-  readonly taskDurations = new TaskDurations(new MemoryDurationsStore());
+  readonly taskDurations: TaskDurations;
   /** @internal Accepted submissions whose result has not been seen. */
   readonly journal: SubmissionJournal = new MemoryJournal();
 
@@ -71,7 +72,10 @@ export class OmniMedia {
     this.baseURL = settings.baseURL;
     this.uploadTimeout = settings.uploadTimeout;
     this.http = new HttpClient({ ...settings, logger: this.logger });
-    this.pollScheduler = new PollScheduler(new MemoryPollBudget(settings.maxPollsPerSecond));
+    const waiting = memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal);
+    this.pollScheduler = waiting.scheduler;
+    this.taskEvents = waiting.events;
+    this.taskDurations = waiting.durations;
     this.callbackTokens = settings.callbackSecrets && new CallbackTokens(settings.callbackSecrets);
     this.uploadCache = settings.uploadCache && new UploadCache(settings.uploadCache);
 
@@ -81,14 +85,7 @@ export class OmniMedia {
       callbackTokens: this.callbackTokens,
       journal: this.journal,
       upload: createUploader({ http, cache: this.uploadCache, uploadTimeout: this.uploadTimeout, logger }),
-      waiting: {
-        retrieve: (taskId, signal) => retrieveTask(http, taskId, { signal, maxRetries: 0 }),
-        scheduler: this.pollScheduler,
-        events: this.taskEvents,
-        durations: this.taskDurations,
-        journal: this.journal,
-        logger,
-      },
+      waiting,
       delivery: {
         retrieve: (taskId, signal) => retrieveTask(http, taskId, signal ? { signal } : {}),
         tokens: this.callbackTokens,

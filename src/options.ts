@@ -18,8 +18,8 @@ export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_MAX_POLLS_PER_SECOND = 20;
 /** ms from submission to the first query: the spec's recommendation. */
 export const DEFAULT_INITIAL_DELAY_MS = 3_000;
-/** The first gap between queries. */
-export const DEFAULT_INTERVAL_MS = 3_000;
+/** The shortest gap between queries (the first one); later gaps follow the task's age. */
+export const DEFAULT_INTERVAL_MS = 2_500;
 /** The longest gap between queries. */
 export const DEFAULT_MAX_INTERVAL_MS = 30_000;
 /** Deadline of a wait on an image task when the caller gives no `timeout`. */
@@ -220,7 +220,10 @@ export interface WaitOptions {
   onProgress?: (task: TaskResult, info: { elapsedMs: number; polls: number }) => void;
   /** ms from submission to the first query. Default 3000, the spec's recommendation. */
   initialDelay?: number;
-  /** ms between the first two queries; each next gap is 1.5 times longer. Default 3000. */
+  /**
+   * The shortest gap between queries, in ms (the first gaps); later gaps are 24 % of the task's
+   * age, so its end is noticed at most about a quarter of its run late. Default 2500.
+   */
   interval?: number;
   /** The gap between queries never grows beyond this many ms (before ±10 % jitter). Default 30,000. */
   maxInterval?: number;

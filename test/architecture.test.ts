@@ -36,6 +36,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   callbacks: ['waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  // omnimedia/tasks: a second composition root, of the keyless task client.
+  tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],

@@ -1,5 +1,5 @@
 // What the SDK costs on top of the network: median µs per call of `client.images.generate`
-// and `client.tasks.retrieve` (validation, ky, retry policy, response parsing) against raw
+// and `client.tasks.retrieve` (validation, the exchange, retry policy, response parsing) against raw
 // `fetch` + `JSON.parse` doing the same request, to a local server in another process.
 // Cases run in interleaved rounds so that machine noise hits them alike; the ratio is taken
 // per round and its median reported. Target on Node 24: <= 1.6x raw fetch for a submission.

@@ -5,7 +5,7 @@ import { contentLength } from '../internal/content-length.ts';
 import { resolveParseCallbackOptions } from '../option-checks.ts';
 import type { ParseCallbackOptions } from '../options.ts';
 import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
-import { loadValidation } from '../validation/load.ts';
+import { loadTaskValidation } from '../validation/load.ts';
 
 /**
  * What `parseCallback` reads: the raw body in any form a server hands it over.
@@ -20,21 +20,6 @@ export type CallbackBody = string | Uint8Array | ArrayBuffer | Blob | Request | 
 
 function tooLarge(size: number | string, max: number): CallbackError {
   return new CallbackError('too_large', `Callback body is larger than ${max.toLocaleString('en-US')} bytes (${size})`);
-}
-
-/** UTF-8 length of a string without encoding it; stops counting once past `max`. */
-function utf8Length(text: string, max: number): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length && bytes <= max; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) bytes += 1;
-    else if (unit < 0x800) bytes += 2;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      bytes += 4;
-      i++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /**
@@ -138,7 +123,7 @@ async function validate(data: unknown): Promise<TaskResult> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);
   }
-  const { safeParse, TaskResultSchema, toValidationIssues } = await loadValidation();
+  const { safeParse, TaskResultSchema, toValidationIssues } = await loadTaskValidation();
   const result = safeParse(TaskResultSchema, data);
   if (!result.success) {
     const problems = toValidationIssues(result.error)
@@ -156,7 +141,8 @@ async function validate(data: unknown): Promise<TaskResult> {
 async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResult> {
   if (typeof body === 'string') {
     // Every UTF-16 unit is at least one UTF-8 byte, so a longer string is surely too large.
-    if (body.length > max || utf8Length(body, max) > max) throw tooLarge(`${body.length.toLocaleString('en-US')} characters`, max);
+    // (and a shorter one is at most three bytes a unit: the encoding costs at most 3 × max).
+    if (body.length > max || new TextEncoder().encode(body).byteLength > max) throw tooLarge(`${body.length.toLocaleString('en-US')} characters`, max);
     return validate(sanitized(parseJson(body), max, false));
   }
   let bytes: Uint8Array;

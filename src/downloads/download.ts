@@ -3,36 +3,10 @@ import { contentLength } from '../internal/content-length.ts';
 import type { DownloadOptions } from '../options.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
-import type { DownloadTarget, NodeWritableLike } from './targets.ts';
+import { toNodeWritable, toPath } from './node-targets.ts';
+import type { DownloadTarget } from './targets.ts';
 
 // Specifiers in variables so browser bundlers leave the Node-only branch alone.
-const NODE_FS = 'node:fs';
-const NODE_FS_PROMISES = 'node:fs/promises';
-const NODE_PATH = 'node:path';
-const NODE_STREAM = 'node:stream';
-const NODE_STREAM_PROMISES = 'node:stream/promises';
-
-type NodeModules = {
-  fs: { createWriteStream(path: string, options?: { flags?: string }): NodeWritableLike };
-  fsp: {
-    rename(from: string, to: string): Promise<void>;
-    rm(path: string, options: { force: boolean }): Promise<void>;
-    mkdir(path: string, options: { recursive: boolean }): Promise<unknown>;
-  };
-  path: { join(...parts: string[]): string; dirname(path: string): string; basename(path: string): string };
-  Readable: { fromWeb(stream: ReadableStream<Uint8Array>): unknown };
-  pipeline(...streams: unknown[]): Promise<void>;
-};
-
-const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
-
-async function node(): Promise<NodeModules> {
-  const [fs, fsp, path, stream, streamPromises] = await Promise.all(
-    [NODE_FS, NODE_FS_PROMISES, NODE_PATH, NODE_STREAM, NODE_STREAM_PROMISES].map(importNode),
-  );
-  return { fs, fsp, path, Readable: stream.Readable, pipeline: streamPromises.pipeline } as NodeModules;
-}
-
 const EXTENSIONS: Record<string, string> = {
   'image/png': '.png',
   'image/jpeg': '.jpg',
@@ -69,8 +43,8 @@ function counted(body: ReadableStream<Uint8Array>, total: number | undefined, re
  * file goes into a directory under a name of its own.
  */
 export async function downloadOne(
-http: HttpClient,
-url: string,
+  http: HttpClient,
+  url: string,
   index: number,
   to: DownloadTarget | undefined,
   into: { directory: string; taskId: string | undefined } | undefined,
@@ -101,25 +75,12 @@ url: string,
       await body.pipeTo(to, options.signal ? { signal: options.signal } : {});
       return undefined;
     }
-    const { fs, fsp, path, Readable, pipeline } = await node();
     if (typeof to !== 'string') {
-      await pipeline(Readable.fromWeb(body), to);
+      await toNodeWritable(body, to);
       return undefined;
     }
     const name = `${(into?.taskId ?? 'output').replace(/[^\w.-]/g, '_')}-${index}${extensionOf(url, response.headers.get('content-type'))}`;
-    const target = into === undefined ? to : path.join(into.directory, name);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
-    // Written beside the target and renamed at the end: a failed download leaves nothing
-    // behind, and an older file of the same name survives it.
-    const partial = `${target}.${Math.random().toString(36).slice(2, 10)}.part`;
-    try {
-      await pipeline(Readable.fromWeb(body), fs.createWriteStream(partial, { flags: 'wx' }));
-      await fsp.rename(partial, target);
-    } catch (error) {
-      await fsp.rm(partial, { force: true });
-      throw error;
-    }
-    return target;
+    return await toPath(body, to, into && name);
   } catch (error) {
     await body.cancel().catch(() => {});
     throw failed(error);

@@ -1,4 +1,5 @@
-import { answerResponse, nodeBody, writeNodeAnswer, type NodeCallbackRequest, type NodeCallbackResponse } from '../callbacks/answers.ts';
+import { answerResponse, type NodeCallbackRequest, type NodeCallbackResponse } from '../callbacks/answers.ts';
+import { nodeBody, writeNodeAnswer } from '../callbacks/node-io.ts';
 import { confirmTask, createDelivery, type CallbackTaskHandler, type DeliveryPorts } from '../callbacks/delivery.ts';
 import { parseCallback, type CallbackBody } from '../callbacks/parse-callback.ts';
 import { resolveHandlerOptions } from '../option-checks.ts';

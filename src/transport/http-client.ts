@@ -3,7 +3,6 @@
  * deadlines (exchange.ts), the retry policy (retry-policy.ts), the mapping of error statuses
  * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
  */
-import type { KyInstance, Options } from 'ky';
 import { apiErrorFromResponse } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
@@ -93,29 +92,13 @@ function socketReason(error: unknown): string {
   return code ?? reason;
 }
 
-const JSON_CONTENT_TYPE = { 'content-type': 'application/json' } as const;
-
 /**
- * The `fetch` ky calls: it passes on the parts of ky's Request (URL, method, headers) with the
- * exchange's own signal (see `Exchange`) and the body as built, not the Request itself. Given
- * a Request, fetch copies it (headers, signal, and any body through a stream proxy), which made
- * a submission cost twice the CPU of a plain fetch (bench/suites/overhead.ts). ky's Request is
- * built without the body.
+ * One attempt's `fetch`: the URL, method and headers, the exchange's own signal (see
+ * `Exchange`), and the body as built. A streamed body needs `duplex: 'half'`.
  */
-function fetchParts(fetchImpl: Fetch, signal: AbortSignal, body: BodyInit | undefined): NonNullable<Options['fetch']> {
-  const streaming = body !== undefined && typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
-  return (input, init) => {
-    const request = input as Request;
-    return fetchImpl(request.url, {
-      ...init,
-      method: request.method,
-      headers: request.headers,
-      signal,
-      redirect: request.redirect,
-      ...(body !== undefined ? { body } : {}),
-      ...(streaming ? { duplex: 'half' } : {}),
-    } as RequestInit);
-  };
+function send(fetchImpl: Fetch, url: string, init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect }): Promise<Response> {
+  const streaming = init.body !== undefined && typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
+  return fetchImpl(url, (streaming ? { ...init, duplex: 'half' } : init) as RequestInit);
 }
 
 const decoder = new TextDecoder();
@@ -131,55 +114,23 @@ function redirectFailure(error: unknown): RedirectFailure | undefined {
   return undefined;
 }
 
-type KyModule = typeof import('ky');
-let kyModule: Promise<KyModule> | undefined;
-let loadedKy: KyModule | undefined;
-
-// ky is loaded at the first request, not at import: a cold `import('omnimedia')` stays cheap
-// (ky alone costs ~40 ms of module loading on Node), and a client that never sends pays nothing.
-export function loadKy(): Promise<KyModule> {
-  return (kyModule ??= import('ky').then((module) => (loadedKy = module)));
-}
-
-interface KyInstances {
-  api: KyInstance;
-  apiWithKey: KyInstance;
-  /** For URLs outside the service (result files): no prefix, no default headers, no key. */
-  plain: KyInstance;
-}
-
-/** The one HTTP layer: ky builds the request, an `Exchange` runs it, our policy retries it. */
+/**
+ * The one HTTP layer: plain `fetch` under an `Exchange` (deadline, abort, body caps), our
+ * policy for retries. (It was ky once; see "Where we differ from the design" in the README.)
+ */
 export class HttpClient {
-  // ky instances built once (at the first request, when ky loads), so a request passes ky only
-  // what changes per call: ky merges an instance's defaults into every call's options, and
-  // each key costs on the hot path.
-  #kys: KyInstances | undefined;
   readonly #fetch: Fetch;
   readonly #config: HttpConfig;
+  /** Headers of every API request, built once: the default headers, then the key. */
+  readonly #headers: Record<string, string>;
+  readonly #headersWithKey: Record<string, string>;
 
   constructor(config: HttpConfig) {
     this.#config = config;
     // Looked up at call time, so a fetch patched after the client was made (MSW) is used.
     this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  }
-
-  async #loadKys(): Promise<KyInstances> {
-    const { default: ky } = await loadKy();
-    if (this.#kys) return this.#kys;
-    const config = this.#config;
-    const hasDefaultHeaders = Object.keys(config.defaultHeaders).length > 0;
-    // ky's timeout and retry are off: the exchange owns the deadline (it covers the body, which
-    // ky's does not), and ky's retry would tee every upload body into memory.
-    const api = ky.create({
-      prefix: config.baseURL,
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      ...(hasDefaultHeaders ? { headers: config.defaultHeaders } : {}),
-    });
-    const apiWithKey = config.apiKey ? api.extend({ headers: { authorization: `Bearer ${config.apiKey}` } }) : api;
-    const plain = ky.create({ retry: 0, timeout: false, throwHttpErrors: false });
-    return (this.#kys = { api, apiWithKey, plain });
+    this.#headers = { ...config.defaultHeaders };
+    this.#headersWithKey = config.apiKey ? { ...this.#headers, authorization: `Bearer ${config.apiKey}` } : this.#headers;
   }
 
   /**
@@ -207,8 +158,7 @@ export class HttpClient {
       async () => {
         const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
         try {
-          const kys = this.#kys ?? (await this.#loadKys());
-          const response = await exchange.race(kys.plain(url, { method: 'GET', fetch: fetchParts(this.#fetch, exchange.signal, undefined) }));
+          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }));
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
           const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
@@ -263,18 +213,21 @@ export class HttpClient {
     );
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
-      const options: Options = { method: request.method };
       built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;
-      const body = request.json !== undefined ? JSON.stringify(request.json) : built?.body;
-      if (request.json !== undefined) options.headers = JSON_CONTENT_TYPE;
-      else if (built?.headers) options.headers = built.headers;
-      options.fetch = fetchParts(this.#fetch, exchange.signal, body);
-      // redirect: 'error' keeps fetch from tee-ing an upload body to replay it on a 307/308:
-      // the tee holds every byte sent until the response, the whole file (measured: +file
-      // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
-      if (built) options.redirect = 'error';
-      const kys = this.#kys ?? (await this.#loadKys());
-      const response = await exchange.race((request.auth ? kys.apiWithKey : kys.api)(request.path, options));
+      const headers = request.auth ? this.#headersWithKey : this.#headers;
+      const init: Parameters<typeof send>[2] = { method: request.method, headers, signal: exchange.signal };
+      if (request.json !== undefined) {
+        init.body = JSON.stringify(request.json);
+        init.headers = { ...headers, 'content-type': 'application/json' };
+      } else if (built) {
+        init.body = built.body;
+        if (built.headers) init.headers = { ...headers, ...built.headers };
+        // redirect: 'error' keeps fetch from tee-ing an upload body to replay it on a 307/308:
+        // the tee holds every byte sent until the response, the whole file (measured: +file
+        // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
+        init.redirect = 'error';
+      }
+      const response = await exchange.race(send(this.#fetch, `${this.#config.baseURL}${request.path}`, init));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
       const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers) };
@@ -314,33 +267,31 @@ export class HttpClient {
   /**
    * The error a failed attempt rejects with. A cut-short exchange gives its reason: the
    * caller's own abort reason, untouched, or the `APITimeoutError` of the deadline. What fetch
-   * threw becomes an `OmniMediaError` that keeps no request object (ky's errors hold the
-   * Request, Authorization header included, which `util.inspect(err)` would print).
+   * threw becomes an `OmniMediaError` whose cause is fetch's own error: never an object that
+   * holds the request (its Authorization header would show in `util.inspect(err)`).
    */
   #failure(error: unknown, request: HttpRequest<unknown>, exchange: Exchange, sent?: number): unknown {
     if (exchange.ended) return exchange.reason;
     if (error instanceof OmniMediaError) return error;
-    const ky = loadedKy;
-    const raw = ky?.isNetworkError(error) ? error.cause : error;
     const { taskId, what } = request;
-    const redirect = redirectFailure(raw);
-    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause: raw, taskId });
+    const redirect = redirectFailure(error);
+    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause: error, taskId });
     if (redirect === 'refused')
       return new APIError(
         `${what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
-        { cause: raw, taskId },
+        { cause: error, taskId },
       );
-    if (raw instanceof TypeError) {
-      const reason = redact(socketReason(raw), this.#config.apiKey);
-      const message = failedBeforeSending(raw)
+    if (error instanceof TypeError) {
+      const reason = redact(socketReason(error), this.#config.apiKey);
+      const message = failedBeforeSending(error)
         ? `could not reach the service (${reason})`
         : sent
           ? `the connection was reset after ${sent.toLocaleString('en-US')} bytes were sent (${reason})`
           : `the connection failed (${reason})`;
-      return new APIConnectionError(`${what}: ${message}`, { cause: raw, taskId });
+      return new APIConnectionError(`${what}: ${message}`, { cause: error, taskId });
     }
-    return new APIError(`${what}: the request failed (${redact(String((raw as Error)?.message ?? raw), this.#config.apiKey)})`, {
-      cause: raw,
+    return new APIError(`${what}: the request failed (${redact(String((error as Error)?.message ?? error), this.#config.apiKey)})`, {
+      cause: error,
       taskId,
     });
   }

@@ -1,4 +1,3 @@
-import pRetry from 'p-retry';
 import { APIConnectionError, APIError, APITimeoutError, RateLimitError, ServiceUnavailableError } from '../errors.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { sleep } from '../internal/sleep.ts';
@@ -108,19 +107,25 @@ export interface RetryOptions {
   onRetry?: (error: unknown, retry: number, delayMs: number) => void;
 }
 
-/** Run `attempt` under the one retry policy. The attempt rebuilds its request body each time. */
-export function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  return pRetry(attempt, {
-    retries: options.maxRetries,
-    // The delay is ours (Retry-After, jitter), slept in onFailedAttempt; p-retry adds none.
-    minTimeout: 0,
-    factor: 1,
-    ...(options.signal ? { signal: options.signal } : {}),
-    onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-      const delay = retriesLeft > 0 ? retryDelay(error, options.kind, attemptNumber) : undefined;
+/**
+ * Run `attempt` under the one retry policy: again after each failure the policy retries, up to
+ * `maxRetries` times, after its delay (Retry-After or backoff); the caller's abort ends it at
+ * once, with the signal's reason, between attempts and during a sleep. The attempt rebuilds
+ * its request body each time. (A loop of our own: p-retry's delay, factor and error rules were
+ * all overridden, and it cost 1.5 KiB gzip in every bundle; see the README.)
+ */
+export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    options.signal?.throwIfAborted();
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      // A caller's abort is final: it wins over whatever the attempt failed with.
+      options.signal?.throwIfAborted();
+      const delay = attemptNumber <= options.maxRetries ? retryDelay(error, options.kind, attemptNumber) : undefined;
       if (delay === undefined) throw error;
       options.onRetry?.(error, attemptNumber, delay);
       await sleep(delay, options.signal);
-    },
-  });
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.ts';
 import { contentLength } from '../internal/content-length.ts';
+import { openPath, READ_CHUNK_BYTES, readPath } from './node-files.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
 
 /**
@@ -45,12 +46,6 @@ export type FileSource =
     }
   | { replayable: false; size: number | undefined; stream: ReadableStream<Uint8Array> };
 
-/**
- * Bytes per read when streaming a file. Small fresh chunks die young and are collected by the
- * frequent minor GCs; large ones pile up until a major GC. Measured on Node 24 (50 MiB upload,
- * peak RSS growth): 16 KiB +12 MiB, 32 KiB +13, 64 KiB +19, 256 KiB +41, Blob.stream() +36.
- */
-export const READ_CHUNK_BYTES = 32 * 1024;
 
 /** A file checked against its endpoint's rule and ready to send. */
 export interface PreparedFile {
@@ -60,54 +55,6 @@ export interface PreparedFile {
   rule: UploadRule;
   /** The field it came from, for messages (`file`, `image[1]`, `input_video`). */
   field: string;
-}
-
-// The specifier is a variable so that browser bundlers leave the Node-only branch alone.
-const NODE_FS = 'node:fs';
-const NODE_FS_PROMISES = 'node:fs/promises';
-
-interface FileHandleLike {
-  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-  close(): Promise<void>;
-}
-
-/** A file read from disk a chunk at a time, on demand; the handle closes at the end or on cancel. */
-async function readPath(path: string, field: string): Promise<ReadableStream<Uint8Array>> {
-  const fsp = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS_PROMISES)) as {
-    open(path: string, flags: string): Promise<FileHandleLike>;
-  };
-  const handle = await fsp.open(path, 'r').catch((error: unknown) => {
-    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${(error as { code?: string }).code ?? (error as Error).message}` }]);
-  });
-  let position = 0;
-  let closed = false;
-  const close = async () => {
-    if (!closed) {
-      closed = true;
-      await handle.close();
-    }
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          const chunk = new Uint8Array(READ_CHUNK_BYTES);
-          const { bytesRead } = await handle.read(chunk, 0, chunk.byteLength, position);
-          if (bytesRead === 0) {
-            await close();
-            return controller.close();
-          }
-          position += bytesRead;
-          controller.enqueue(bytesRead === chunk.byteLength ? chunk : chunk.subarray(0, bytesRead));
-        } catch (error) {
-          await close().catch(() => {});
-          throw error;
-        }
-      },
-      cancel: close,
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /** A Blob read a slice at a time, on demand (any runtime). */
@@ -126,20 +73,6 @@ function readBlob(blob: Blob): ReadableStream<Uint8Array> {
   );
 }
 
-
-async function openPath(path: string, field: string): Promise<Blob> {
-  const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS)) as {
-    openAsBlob(path: string): Promise<Blob>;
-  };
-  try {
-    // openAsBlob reads lazily: the file is not loaded into memory here, nor when sent. It
-    // throws at once (not a rejection) for a missing file.
-    return await fs.openAsBlob(path);
-  } catch (error) {
-    const reason = (error as { code?: string }).code ?? (error as Error).message;
-    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${reason}` }]);
-  }
-}
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';

@@ -2,7 +2,7 @@ import { APIError } from '../errors.ts';
 import type { RetrieveOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import type { HttpClient } from '../transport/http-client.ts';
-import { loadValidation } from '../validation/load.ts';
+import { loadTaskValidation } from '../validation/load.ts';
 
 /**
  * `GET /v1/tasks/{id}`: the task query, the one read of a task that waits, `tasks.retrieve`
@@ -12,7 +12,7 @@ import { loadValidation } from '../validation/load.ts';
  */
 export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
   const what = `tasks.retrieve(${taskId})`;
-  const { parseResponse, TaskResultSchema } = await loadValidation();
+  const { parseResponse, TaskResultSchema } = await loadTaskValidation();
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,

@@ -1,7 +1,6 @@
-// The SDK loads ky and zod at first use, by dynamic import: real I/O, which fake timers neither
+// The SDK loads zod at first use, by dynamic import: real I/O, which fake timers neither
 // run nor wait for. Loaded here, before any test of the file, the first request of a fake-timer
 // test is as prompt as every later one (vitest.config.ts setupFiles).
-import { loadKy } from '../../src/transport/http-client.ts';
-import { loadValidation } from '../../src/validation/load.ts';
+import { loadTaskValidation, loadValidation } from '../../src/validation/load.ts';
 
-await Promise.all([loadKy(), loadValidation()]);
+await Promise.all([loadValidation(), loadTaskValidation()]);

@@ -141,9 +141,14 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/page.js" --log-level=warning)
   progress=()
   # Upload progress is asserted once the SDK's UploadOptions offers onProgress.
-  grep -q 'onProgress' <(sed -n '/interface UploadOptions/,/^}/p' "$APP/node_modules/omnimedia/dist/index.d.ts") &&
+  grep -q 'onProgress' <(cat "$APP"/node_modules/omnimedia/dist/*.d.ts | sed -n '/interface UploadOptions/,/^}/p') &&
     progress=(--expect-progress)
   "$NODE" "$HERE/browser/run.mjs" "$WORK/page.js" "$MOCK_URL" "${progress[@]}"
+  pass
+  step "Chromium: a page with only omnimedia/tasks"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/tasks-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/tasks-page.js" --log-level=warning)
+  "$NODE" "$HERE/browser/run.mjs" "$WORK/tasks-page.js" "$MOCK_URL" --tasks
   pass
 fi
 

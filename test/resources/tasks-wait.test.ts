@@ -72,8 +72,8 @@ describe('TaskPromise', () => {
     expect(log).toEqual([
       ['POST /v1/images/generations', 0],
       ['GET /v1/tasks/img1', 3_000],
-      ['GET /v1/tasks/img1', 6_000],
-      ['GET /v1/tasks/img1', 10_500],
+      ['GET /v1/tasks/img1', 5_500],
+      ['GET /v1/tasks/img1', 8_000],
     ]);
   });
 
@@ -238,7 +238,7 @@ describe('tasks.wait', () => {
     c.taskEvents.publish(completed('t1'));
     expect((await done).data?.[0]?.url).toBe('https://cdn.test/t1.png');
     await advance(120_000);
-    expect(log.map(([, at]) => at)).toEqual([0, 3_000]);
+    expect(log.map(([, at]) => at)).toEqual([0, 2_500]);
     expect(c.taskEvents.size).toBe(0);
     expect(c.pollScheduler.pending).toBe(0);
   });

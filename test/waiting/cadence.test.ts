@@ -1,26 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { Cadence } from '../../src/waiting/cadence.ts';
+import { Cadence, GAP_AGE_FRACTION } from '../../src/waiting/cadence.ts';
 
 describe('Cadence (the default schedule)', () => {
-  const settings = { initialDelay: 3_000, interval: 3_000, maxInterval: 30_000, learn: true };
+  const settings = { initialDelay: 3_000, interval: 2_500, maxInterval: 30_000, learn: true };
 
-  it('grows the gap ×1.5 from 3 s up to a 14 s plateau', () => {
+  it('gaps of `interval` while the task is young, then 24 % of its age', () => {
     const cadence = new Cadence(settings, () => 0.5);
-    const gaps = [3_000, 6_000, 10_500, 17_250, 27_375, 41_375].map((age) => cadence.nextGap(age, undefined));
-    expect(gaps).toEqual([3_000, 4_500, 6_750, 10_125, 14_000, 14_000]);
+    const gaps = [3_000, 5_500, 8_000, 10_500, 20_000, 100_000].map((age) => cadence.nextGap(age, undefined));
+    expect(gaps).toEqual([2_500, 2_500, 2_500, 10_500 * GAP_AGE_FRACTION, 20_000 * GAP_AGE_FRACTION, 100_000 * GAP_AGE_FRACTION]);
   });
 
-  it('lets the gap follow 4 % of the task age after the plateau, up to maxInterval', () => {
+  it('never waits longer than maxInterval', () => {
     const cadence = new Cadence(settings, () => 0.5);
-    for (let i = 0; i < 6; i++) cadence.nextGap(10_000, undefined);
-    expect(cadence.nextGap(300_000, undefined)).toBe(14_000);
-    expect(cadence.nextGap(500_000, undefined)).toBe(20_000);
+    expect(cadence.nextGap(124_000, undefined)).toBeCloseTo(29_760);
+    expect(cadence.nextGap(126_000, undefined)).toBe(30_000);
     expect(cadence.nextGap(3_600_000, undefined)).toBe(30_000);
   });
 
+  it('notices the end of any task from 10 to 120 s at most max(2 s, 25 %) of its run late (before jitter)', () => {
+    const cadence = new Cadence(settings, () => 0.5);
+    const queries = [settings.initialDelay];
+    while ((queries.at(-1) as number) < 130_000) queries.push((queries.at(-1) as number) + cadence.nextGap(queries.at(-1) as number, undefined));
+    for (let end = 10_000; end <= 120_000; end += 10) {
+      const noticed = queries.find((at) => at >= end) as number;
+      expect(noticed - end).toBeLessThanOrEqual(Math.max(2_000, end / 4));
+    }
+  });
+
   it('moves each gap by at most ±10 %', () => {
-    expect(new Cadence(settings, () => 0).nextGap(3_000, undefined)).toBe(2_700);
-    expect(new Cadence(settings, () => 1).nextGap(3_000, undefined)).toBeCloseTo(3_300);
+    expect(new Cadence(settings, () => 0).nextGap(3_000, undefined)).toBe(2_250);
+    expect(new Cadence(settings, () => 1).nextGap(3_000, undefined)).toBeCloseTo(2_750);
   });
 
   it('is a fixed interval when interval equals maxInterval', () => {
@@ -28,7 +37,7 @@ describe('Cadence (the default schedule)', () => {
     expect([3_000, 9_000, 600_000].map((age) => cadence.nextGap(age, undefined))).toEqual([6_000, 6_000, 6_000]);
   });
 
-  it('with a learned window: sparse before it, five steps inside, plain growth after', () => {
+  it('with a learned window: sparse before it, five steps inside, the plain schedule after', () => {
     const cadence = new Cadence(settings, () => 0.5);
     const window = { from: 100_000, to: 110_000, samples: 9 };
     expect(cadence.firstQueryAge(window)).toBe(30_000);
@@ -36,8 +45,7 @@ describe('Cadence (the default schedule)', () => {
     expect(cadence.nextGap(90_000, window)).toBe(10_000);
     expect(cadence.nextGap(100_000, window)).toBe(2_000);
     expect(cadence.nextGap(108_000, window)).toBe(2_000);
-    // Past the window the plain growth resumes from the dense step.
-    expect(cadence.nextGap(110_000, window)).toBe(2_000);
-    expect(cadence.nextGap(112_000, window)).toBe(3_000);
+    // Past the window the plain schedule resumes: 24 % of the age.
+    expect(cadence.nextGap(110_000, window)).toBe(110_000 * GAP_AGE_FRACTION);
   });
 });

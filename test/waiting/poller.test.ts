@@ -55,9 +55,10 @@ describe('waitForTask', () => {
     await vi.advanceTimersByTimeAsync(80_000);
     const result = await done;
     expect(result.status).toBe('completed');
-    expect(task.queries).toEqual([3_000, 6_000, 10_500, 17_250, 27_375, 41_375, 55_375, 69_375]);
-    expect(progress.at(-1)).toEqual(['completed', 69_375, 8]);
-    expect(progress).toHaveLength(8);
+    // 3 s, then gaps of 2.5 s while the task is young, then 24 % of its age.
+    expect(task.queries).toEqual([3_000, 5_500, 8_000, 10_500, 13_020, 16_145, 20_020, 24_825, 30_783, 38_171, 47_333, 58_693, 72_780]);
+    expect(progress.at(-1)).toEqual(['completed', 72_780, 13]);
+    expect(progress).toHaveLength(13);
   });
 
   it('sends the first query at once when the wait starts after the initial delay', async () => {
@@ -91,7 +92,7 @@ describe('waitForTask', () => {
     const done = waitForTask(target(task.retrieve), { initialDelay: 1_000, interval: 2_000, maxInterval: 3_000 });
     await vi.advanceTimersByTimeAsync(20_000);
     await done;
-    expect(task.queries).toEqual([1_000, 3_000, 6_000, 9_000, 12_000]);
+    expect(task.queries).toEqual([1_000, 3_000, 5_000, 7_000, 9_000, 11_160]);
   });
 
   it('rejects at once with the signal’s reason when aborted during a sleep, and stops', async () => {
@@ -100,7 +101,7 @@ describe('waitForTask', () => {
     const controller = new AbortController();
     const done = waitForTask(t, { signal: controller.signal });
     const outcome = done.catch((e: unknown) => e);
-    await vi.advanceTimersByTimeAsync(4_000); // first query at 3 s, next at 6 s
+    await vi.advanceTimersByTimeAsync(4_000); // first query at 3 s, next at 5.5 s
     const reason = new DOMException('user gave up', 'AbortError');
     controller.abort(reason);
     await vi.advanceTimersByTimeAsync(0);
@@ -128,7 +129,7 @@ describe('waitForTask', () => {
     expect(error).toBeInstanceOf(WaitTimeoutError);
     expect(error).toMatchObject({ taskId: 't1', lastTask: { task_id: 't1', status: 'pending' } });
     expect(Date.now() - T0).toBe(20_000);
-    expect(task.queries).toEqual([3_000, 6_000, 10_500, 17_250]);
+    expect(task.queries).toEqual([3_000, 5_500, 8_000, 10_500, 13_020, 16_145]);
     expect(t.scheduler.pending).toBe(0);
   });
 
@@ -185,7 +186,7 @@ describe('task events (verified callbacks)', () => {
     expect(result.data?.[0]?.url).toBe('https://r/cb.png');
     expect(Date.now() - T0).toBe(7_000);
     await vi.advanceTimersByTimeAsync(600_000);
-    expect(task.queries).toEqual([3_000, 6_000]);
+    expect(task.queries).toEqual([3_000, 5_500]);
     expect(t.events.size).toBe(0);
     expect(t.scheduler.pending).toBe(0);
   });
@@ -230,7 +231,7 @@ describe('learning durations', () => {
     const plainDone = waitForTask(target(plain.retrieve));
     await vi.advanceTimersByTimeAsync(90_000);
     await plainDone;
-    expect(plain.queries).toEqual([3_000, 6_000, 10_500, 17_250, 27_375, 41_375, 55_375, 69_375]);
+    expect(plain.queries).toEqual([3_000, 5_500, 8_000, 10_500, 13_020, 16_145, 20_020, 24_825, 30_783, 38_171, 47_333, 58_693, 72_780]);
     expect(learned.queries.length).toBeLessThan(plain.queries.length);
     expect(learned.queries.at(-1)! - 61_000).toBeLessThan(3_000);
     expect(learned.queries[0]).toBe(30_000);
@@ -279,7 +280,7 @@ describe('learning durations', () => {
     const done = waitForTask(target(task.retrieve, { durations, durationKey: 'k' }), { learn: false });
     await vi.advanceTimersByTimeAsync(40_000);
     await done;
-    expect(task.queries).toEqual([3_000, 6_000, 10_500, 17_250, 27_375]);
+    expect(task.queries).toEqual([3_000, 5_500, 8_000, 10_500, 13_020, 16_145, 20_020]);
   });
 });
 

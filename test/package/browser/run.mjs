@@ -2,6 +2,7 @@
 // from its own loopback origin (a different port from the mock, so requests are cross-origin
 // and CORS is exercised) and runs the flow against the mock service.
 // Usage: node run.mjs <bundle.js> <mockURL> [--expect-progress]
+//        node run.mjs <tasks-bundle.js> <mockURL> --tasks   (a page that imports only omnimedia/tasks)
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { chromium } from 'playwright-core';
 
 const [bundlePath, baseURL] = process.argv.slice(2);
 const expectProgress = process.argv.includes('--expect-progress');
+const tasksPage = process.argv.includes('--tasks');
 const bundle = await readFile(bundlePath, 'utf8');
 
 // The page is served from loopback: a page from a public (or intercepted) origin calling
@@ -47,21 +49,44 @@ try {
   page.on('pageerror', (error) => errors.push(String(error)));
   page.on('console', (message) => message.type() === 'error' && console.error(`[page] ${message.text()}`));
   await page.goto(`${ORIGIN}/`);
-  await page.waitForFunction(() => typeof window.omnimediaFlow === 'function');
-  const report = await page.evaluate((url) => window.omnimediaFlow(url), baseURL);
-  const problems = [];
-  if (report.guard !== 'threw') problems.push(`key without dangerouslyAllowBrowser: ${report.guard}`);
-  if (!report.uploadUrl) problems.push('upload returned no url');
-  if (report.status !== 'completed') problems.push(`keyless wait ended with ${report.status}`);
-  if (expectProgress && !(report.progressEvents > 0)) problems.push('no upload progress events');
-  if (errors.length) problems.push(`page errors: ${errors.join('; ')}`);
-  console.log(`chromium: ${JSON.stringify(report)}`);
-  if (problems.length) {
-    console.error(`FAIL chromium: ${problems.join('; ')}`);
-    process.exitCode = 1;
+  if (tasksPage) {
+    // The server's part: submit a task (with a key, from Node); the page only follows it.
+    const submitted = await fetch(`${baseURL}/v1/images/generations`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-server', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'omni-image', prompt: 'a lighthouse' }),
+    }).then((response) => response.json());
+    await page.waitForFunction(() => typeof window.followTask === 'function');
+    const report = await page.evaluate(([url, id]) => window.followTask(url, id), [baseURL, submitted.task_id]);
+    const shown = await page.locator('#progress li').allTextContents();
+    const problems = [];
+    if (report.status !== 'completed' || !report.terminal) problems.push(`wait ended with ${report.status}`);
+    if (report.retrieved !== 'completed') problems.push(`retrieve gave ${report.retrieved}`);
+    if (report.watched.at(-1) !== 'completed') problems.push(`watch ended with ${report.watched.at(-1)}`);
+    if (shown.length === 0 || !shown.at(-1)?.startsWith('completed')) problems.push(`the page rendered ${JSON.stringify(shown)}`);
+    if (errors.length) problems.push(`page errors: ${errors.join('; ')}`);
+    console.log(`chromium (omnimedia/tasks): ${JSON.stringify({ ...report, shown })}`);
+    if (problems.length) {
+      console.error(`FAIL chromium omnimedia/tasks: ${problems.join('; ')}`);
+      process.exitCode = 1;
+    } else console.log(`ok chromium: a page with only omnimedia/tasks followed ${submitted.task_id} to completion, rendering ${shown.length} steps`);
   } else {
-    const version = /Chrome\/([\d.]+)/.exec(report.userAgent)?.[1] ?? '';
-    console.log(`ok chromium ${version}: key guard, File upload, edit, keyless wait ${report.status}`);
+    await page.waitForFunction(() => typeof window.omnimediaFlow === 'function');
+    const report = await page.evaluate((url) => window.omnimediaFlow(url), baseURL);
+    const problems = [];
+    if (report.guard !== 'threw') problems.push(`key without dangerouslyAllowBrowser: ${report.guard}`);
+    if (!report.uploadUrl) problems.push('upload returned no url');
+    if (report.status !== 'completed') problems.push(`keyless wait ended with ${report.status}`);
+    if (expectProgress && !(report.progressEvents > 0)) problems.push('no upload progress events');
+    if (errors.length) problems.push(`page errors: ${errors.join('; ')}`);
+    console.log(`chromium: ${JSON.stringify(report)}`);
+    if (problems.length) {
+      console.error(`FAIL chromium: ${problems.join('; ')}`);
+      process.exitCode = 1;
+    } else {
+      const version = /Chrome\/([\d.]+)/.exec(report.userAgent)?.[1] ?? '';
+      console.log(`ok chromium ${version}: key guard, File upload, edit, keyless wait ${report.status}`);
+    }
   }
 } finally {
   await context.close();

@@ -1,0 +1,18 @@
+/**
+ * The browser twin of node-targets.ts: a page has no file system and no Node streams; it
+ * downloads to a `Blob` or a web `WritableStream`. Browser builds use this module instead
+ * (see tsup.config.ts).
+ */
+import { ValidationError } from '../errors.ts';
+
+function notInBrowser(): never {
+  throw new ValidationError([{ path: 'to', message: 'a file path or a Node Writable works only in Node, Deno or Bun; omit `to` for a Blob, or give a WritableStream' }]);
+}
+
+export async function toNodeWritable(): Promise<void> {
+  notInBrowser();
+}
+
+export async function toPath(): Promise<string> {
+  notInBrowser();
+}

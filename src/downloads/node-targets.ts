@@ -1,0 +1,59 @@
+/**
+ * Download targets on Node's file system and streams: a path (written beside it as `.part`,
+ * renamed at the end) or a Node `Writable`. Browser builds get node-targets.browser.ts instead
+ * (see tsup.config.ts).
+ */
+import type { NodeWritableLike } from './targets.ts';
+
+const NODE_FS = 'node:fs';
+const NODE_FS_PROMISES = 'node:fs/promises';
+const NODE_PATH = 'node:path';
+const NODE_STREAM = 'node:stream';
+const NODE_STREAM_PROMISES = 'node:stream/promises';
+
+type NodeModules = {
+  fs: { createWriteStream(path: string, options?: { flags?: string }): NodeWritableLike };
+  fsp: {
+    rename(from: string, to: string): Promise<void>;
+    rm(path: string, options: { force: boolean }): Promise<void>;
+    mkdir(path: string, options: { recursive: boolean }): Promise<unknown>;
+  };
+  path: { join(...parts: string[]): string; dirname(path: string): string; basename(path: string): string };
+  Readable: { fromWeb(stream: ReadableStream<Uint8Array>): unknown };
+  pipeline(...streams: unknown[]): Promise<void>;
+};
+
+const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
+
+async function node(): Promise<NodeModules> {
+  const [fs, fsp, path, stream, streamPromises] = await Promise.all(
+    [NODE_FS, NODE_FS_PROMISES, NODE_PATH, NODE_STREAM, NODE_STREAM_PROMISES].map(importNode),
+  );
+  return { fs, fsp, path, Readable: stream.Readable, pipeline: streamPromises.pipeline } as NodeModules;
+}
+
+/** Stream `body` into a Node `Writable`. */
+export async function toNodeWritable(body: ReadableStream<Uint8Array>, to: NodeWritableLike): Promise<void> {
+  const { Readable, pipeline } = await node();
+  await pipeline(Readable.fromWeb(body), to);
+}
+
+/**
+ * Stream `body` to the file `to`, or to `name` inside the directory `to` when a name is given;
+ * resolves with the path. Written beside the target and renamed at the end: a failed download
+ * leaves nothing behind, and an older file of the same name survives it.
+ */
+export async function toPath(body: ReadableStream<Uint8Array>, to: string, name: string | undefined): Promise<string> {
+  const { fs, fsp, path, Readable, pipeline } = await node();
+  const target = name === undefined ? to : path.join(to, name);
+  await fsp.mkdir(path.dirname(target), { recursive: true });
+  const partial = `${target}.${Math.random().toString(36).slice(2, 10)}.part`;
+  try {
+    await pipeline(Readable.fromWeb(body), fs.createWriteStream(partial, { flags: 'wx' }));
+    await fsp.rename(partial, target);
+  } catch (error) {
+    await fsp.rm(partial, { force: true });
+    throw error;
+  }
+  return target;
+}
