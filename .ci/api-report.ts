@@ -12,6 +12,7 @@ const update = process.argv.includes('--update');
 const ENTRIES: Record<string, string> = {
   omnimedia: 'dist/index.d.ts',
   'omnimedia-tasks': 'dist/tasks.d.ts',
+  'omnimedia-redis': 'dist/redis.d.ts',
   'omnimedia-schemas': 'dist/schemas.d.ts',
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',

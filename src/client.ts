@@ -4,8 +4,8 @@
  * the narrow ports it needs. Only index.ts imports this file.
  */
 import { CallbackTokens } from './callbacks/token.ts';
-import { MemoryDedupeStore, MemoryJournal, type MemoryTaskEvents } from './coordination/memory.ts';
-import type { SubmissionJournal } from './coordination/ports.ts';
+import { MemoryDedupeStore, MemoryJournal } from './coordination/memory.ts';
+import type { SubmissionJournal, TaskEventBus } from './coordination/ports.ts';
 import { createLogger, type LevelledLogger } from './internal/logger.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
 import { resolveClientOptions } from './option-checks.ts';
@@ -23,7 +23,7 @@ import { createUploader } from './uploads/send.ts';
 import type { TaskDurations } from './waiting/durations.ts';
 import { retrieveTask } from './waiting/retrieve-task.ts';
 import type { PollScheduler } from './waiting/scheduler.ts';
-import { memoryWaitPorts } from './waiting/wait-ports.ts';
+import { fleetWaitPorts, memoryWaitPorts } from './waiting/wait-ports.ts';
 
 /**
  * The client of the image and video generation service.
@@ -55,8 +55,8 @@ export class OmniMedia {
   readonly logger: LevelledLogger;
   /** The upload cache, when the `uploadCache` option turned it on. */
   readonly uploadCache: UploadCache | undefined;
-  /** @internal Verified callbacks publish here; pending waits listen. */
-  readonly taskEvents: MemoryTaskEvents;
+  /** @internal Verified callbacks publish here; pending waits listen (the fleet's, with a coordination). */
+  readonly taskEvents: TaskEventBus & { readonly size?: number };
   /** @internal The `callbackSecret` tokens, when one is set. */
   readonly callbackTokens: CallbackTokens | undefined;
   /** @internal The one scheduler (one timer, one query budget) of all this client's waits. */
@@ -64,7 +64,7 @@ export class OmniMedia {
   /** @internal How long tasks of each kind took, for the waits that follow. */
   readonly taskDurations: TaskDurations;
   /** @internal Accepted submissions whose result has not been seen. */
-  readonly journal: SubmissionJournal = new MemoryJournal();
+  readonly journal: SubmissionJournal;
 
   constructor(options: ClientOptions = {}) {
     const settings = resolveClientOptions(options, readEnv, isBrowser());
@@ -72,7 +72,11 @@ export class OmniMedia {
     this.baseURL = settings.baseURL;
     this.uploadTimeout = settings.uploadTimeout;
     this.http = new HttpClient({ ...settings, logger: this.logger });
-    const waiting = memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal);
+    const { coordination } = settings;
+    this.journal = coordination?.journal ?? new MemoryJournal();
+    const waiting = coordination
+      ? fleetWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination)
+      : memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal);
     this.pollScheduler = waiting.scheduler;
     this.taskEvents = waiting.events;
     this.taskDurations = waiting.durations;
@@ -92,7 +96,8 @@ export class OmniMedia {
         events: this.taskEvents,
         journal: this.journal,
         logger,
-        defaultDedupe: () => new MemoryDedupeStore(),
+        // On a fleet one record for every handler of every instance: onTask runs once.
+        defaultDedupe: () => coordination?.dedupe ?? new MemoryDedupeStore(),
       },
     };
     this.images = new Images(context);

@@ -32,7 +32,20 @@ export { CALLBACK_TOKEN_PARAM } from './callbacks/token.ts';
 export type { CallbackTaskHandler } from './callbacks/delivery.ts';
 export type { NodeCallbackRequest, NodeCallbackResponse } from './callbacks/answers.ts';
 export { MemoryDedupeStore, MemoryUploadCacheStore } from './coordination/memory.ts';
-export type { CachedUpload, CallbackDedupeStore, UploadCacheStore } from './coordination/ports.ts';
+export type {
+  CachedUpload,
+  CallbackDedupeStore,
+  Coordination,
+  DurationsStore,
+  JournalEntry,
+  PollBudget,
+  PollGrant,
+  SubmissionJournal,
+  TaskEventBus,
+  TaskLeases,
+  TaskListener,
+  UploadCacheStore,
+} from './coordination/ports.ts';
 export type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from './downloads/targets.ts';
 export type { LogLevel, Logger } from './internal/logger.ts';
 export type {

@@ -3,7 +3,7 @@
  * is a `ValidationError` naming it and the rule, thrown before anything is sent; the result is
  * the settings features run with, every default filled in (defaults in options.ts).
  */
-import type { CallbackDedupeStore } from './coordination/ports.ts';
+import type { CallbackDedupeStore, Coordination } from './coordination/ports.ts';
 import { ValidationError, type ValidationIssue } from './errors.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import {
@@ -206,6 +206,7 @@ export interface ClientSettings {
   /** The upload cache's options when it is on (`UploadCache` fills in its defaults). */
   uploadCache: UploadCacheOptions | undefined;
   maxPollsPerSecond: number;
+  coordination: Coordination | undefined;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
@@ -246,7 +247,11 @@ export function resolveClientOptions(
   const secrets = secret === undefined ? undefined : typeof secret === 'string' ? [secret] : secret;
   if (secrets !== undefined && (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < 1)))
     problems.add('callbackSecret', 'must be a non-empty string or a non-empty list of them');
-  const cache = o.uploadCache as boolean | UploadCacheOptions | undefined;
+  const coordination = o.coordination as Coordination | undefined;
+  if (coordination !== undefined && (typeof coordination !== 'object' || coordination === null || typeof coordination.budget !== 'function'))
+    problems.add('coordination', 'must be a Coordination, such as redisCoordination(redis) from omnimedia/redis');
+  // With a coordination the upload cache is on by default, on the fleet's store.
+  const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
   const cacheOptions = cache === true ? {} : cache || undefined;
   if (cacheOptions) {
     problems.ms('uploadCache.margin', cacheOptions.margin, 0);
@@ -264,7 +269,8 @@ export function resolveClientOptions(
     logger: (o.logger as Logger | undefined) ?? console,
     logLevel,
     callbackSecrets: secrets,
-    uploadCache: cacheOptions,
+    uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
+    coordination,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
   };
 }

@@ -3,7 +3,7 @@
  * checks are in option-checks.ts. Imports types only: transport/, coordination/, schemas/,
  * internal/.
  */
-import type { CallbackDedupeStore, UploadCacheStore } from './coordination/ports.ts';
+import type { CallbackDedupeStore, Coordination, UploadCacheStore } from './coordination/ports.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import type { TaskResult } from './schemas/task.ts';
 import type { Fetch } from './transport/http-client.ts';
@@ -93,6 +93,13 @@ export interface ClientOptions {
    * one-second window). Default 20. See the README, "Waiting for results".
    */
   maxPollsPerSecond?: number;
+  /**
+   * State shared with the other instances of a fleet (`redisCoordination` from
+   * `omnimedia/redis`): callbacks end every instance's waits, `onTask` runs once across the
+   * fleet, one query budget and one poller per task, shared learning and upload cache, and a
+   * journal that `tasks.pending()` reads. See the README, "Running on many instances".
+   */
+  coordination?: Coordination;
 }
 
 /**

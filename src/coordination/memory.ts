@@ -201,8 +201,17 @@ export class MemoryJournal implements SubmissionJournal {
     this.#entries.set(entry.task_id, entry, DAY_MS);
   }
 
+  adopt(): void {
+    // One process owns every entry it holds.
+  }
+
   clear(taskId: string): void {
     this.#entries.delete(taskId);
+  }
+
+  /** Nothing: in one process the owner of every entry is this process, alive. */
+  pending(): JournalEntry[] {
+    return [];
   }
 
   list(): JournalEntry[] {

@@ -97,10 +97,30 @@ export type TaskListener = (task: TaskResult) => void;
  * ```
  */
 export interface TaskEventBus {
-  /** Tell every listener of `task.task_id`. */
+  /** Tell every listener of `task.task_id` (on a fleet: every instance's). */
   publish(task: TaskResult): void | Promise<void>;
   /** Listen for news of one task; returns the function that stops listening. */
   subscribe(taskId: string, listener: TaskListener): () => void;
+  /** The last finished version of a task published (and kept, on a fleet), if any. */
+  latest?(taskId: string): Promise<TaskResult | undefined>;
+}
+
+/**
+ * Who polls a task when several instances wait on it: one holds the lease and queries, the
+ * others listen for its news and take over when the lease lapses (its holder died).
+ *
+ * @example
+ * ```ts
+ * if (await leases.hold('task_123')) await queryTheTask(); // else: someone else polls it
+ * ```
+ */
+export interface TaskLeases {
+  /** How long a lease outlives its holder, in ms. */
+  readonly ttlMs: number;
+  /** Take or keep the lease of `taskId`: `true` when this instance polls it. */
+  hold(taskId: string): Promise<boolean>;
+  /** Give the lease of `taskId` up (the wait ended). */
+  release(taskId: string): void | Promise<void>;
 }
 
 /** What `PollBudget.take` grants: a query may start now (call `release` at its answer), or not before `retryAt`. */
@@ -153,7 +173,38 @@ export interface JournalEntry {
  * ```
  */
 export interface SubmissionJournal {
+  /** Record an accepted submission, owned by this instance. */
   record(entry: JournalEntry): void | Promise<void>;
+  /** This instance now waits on `taskId`: it owns the entry (if there is one). */
+  adopt(taskId: string): void | Promise<void>;
+  /** The task's result was seen. */
   clear(taskId: string): void | Promise<void>;
+  /** Every entry. */
   list(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+  /** The entries whose owner is gone (no instance waits on them): what a restart resumes. */
+  pending(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+}
+
+/**
+ * The state a client shares with its fleet, behind the ports above: pass one to
+ * `new OmniMedia({ coordination })`. `omnimedia/redis` makes one on Redis.
+ *
+ * @example
+ * ```ts
+ * import { redisCoordination } from 'omnimedia/redis';
+ * const coordination: Coordination = redisCoordination(redis, { prefix: 'omnimedia:' });
+ * const client = new OmniMedia({ coordination });
+ * ```
+ */
+export interface Coordination {
+  dedupe: CallbackDedupeStore;
+  uploads: UploadCacheStore;
+  durations: DurationsStore;
+  events: TaskEventBus;
+  journal: SubmissionJournal;
+  leases: TaskLeases;
+  /** The fleet's query budget for a cap (every client of a fleet is given the same cap). */
+  budget(maxPerSecond: number): PollBudget;
+  /** Stop its timers and close what it opened (the subscriber connection), not the caller's client. */
+  close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { JournalEntry } from '../coordination/ports.ts';
 import { ValidationError } from '../errors.ts';
 import { checkRequestOptions } from '../option-checks.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS, type RetrieveOptions, type WaitOptions } from '../options.ts';
@@ -30,6 +31,21 @@ export class Tasks {
   constructor(context: { http: HttpClient; waiting: WaitPorts }) {
     this.#http = context.http;
     this.#waiting = context.waiting;
+  }
+
+  /**
+   * Tasks submitted (here or by another instance of the fleet) whose result nobody has seen
+   * and that nobody waits on any more: their instance died or stopped waiting. Resume each
+   * with `tasks.wait`. With a `coordination` (omnimedia/redis) this is how a restart loses no
+   * task; in one process without one, the list is always empty (this process owns them all).
+   *
+   * @example
+   * ```ts
+   * for (const { task_id } of await client.tasks.pending()) client.tasks.wait(task_id).then(save);
+   * ```
+   */
+  async pending(): Promise<JournalEntry[]> {
+    return [...((await this.#waiting.journal?.pending()) ?? [])];
   }
 
   /**

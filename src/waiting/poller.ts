@@ -1,4 +1,4 @@
-import type { SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
+import type { SubmissionJournal, TaskEventBus, TaskLeases } from '../coordination/ports.ts';
 import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
 import type { Logger } from '../internal/logger.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
@@ -24,6 +24,8 @@ export interface PollTarget extends WaitContext {
   durations: TaskDurations;
   /** Cleared once the task's end is seen. */
   journal?: SubmissionJournal | undefined;
+  /** On a fleet: who polls the task (the others listen). */
+  leases?: TaskLeases | undefined;
   logger?: Logger | undefined;
 }
 
@@ -45,6 +47,7 @@ export interface WaitPorts {
   events: TaskEventBus;
   durations: TaskDurations;
   journal?: SubmissionJournal | undefined;
+  leases?: TaskLeases | undefined;
   logger?: Logger | undefined;
 }
 
@@ -88,7 +91,7 @@ function originFromCreatedAt(task: TaskResult, now: number): number | undefined 
  * (`break`, `return()`) stops polling at once.
  */
 export async function* observeTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
-  const { taskId, scheduler, events, durations } = target;
+  const { taskId, scheduler, events, durations, leases } = target;
   const settings = resolveWaitOptions(options, taskId);
   const { signal, onProgress } = settings;
   signal?.throwIfAborted();
@@ -121,7 +124,14 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
     if (isTerminalStatus(task.status)) interrupt({ kind: 'event', task });
   });
 
+  // A task this wait saw end by its own query: news for the others (other waits, other
+  // instances), published once the wait is over.
+  let news: TaskResult | undefined;
   try {
+    settle(() => target.journal?.adopt(taskId));
+    // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
+    const stored = events.latest ? await events.latest(taskId).catch(() => undefined) : undefined;
+    if (stored && isTerminalStatus(stored.status)) interrupt({ kind: 'event', task: stored });
     const expected = () => (origin === undefined || key === undefined ? undefined : durations.expected(key));
     // Right away for a task of unknown age (a wait by id); else `initialDelay` after
     // submission, which is now already when `.wait()` is called late.
@@ -130,6 +140,15 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
     for (;;) {
       let task: TaskResult | undefined;
       try {
+        if (leases) {
+          // On a fleet one instance polls a task and the others listen; a listener looks
+          // again within the lease time, and takes over when the poller is gone.
+          await scheduler.wakeAt(nextAt, stop.signal);
+          if (!(await leases.hold(taskId).catch(() => true))) {
+            nextAt = Date.now() + leases.ttlMs;
+            continue;
+          }
+        }
         const release = await scheduler.querySlot(nextAt, stop.signal);
         try {
           polls++;
@@ -153,6 +172,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
         }
       }
 
+      if (task && isTerminalStatus(task.status)) news = task;
       if (!(task && isTerminalStatus(task.status)) && interruption) {
         if (interruption.kind === 'abort') throw signal?.reason;
         if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last);
@@ -183,6 +203,8 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
   } finally {
     unsubscribe();
     signal?.removeEventListener('abort', onAbort);
+    if (news) settle(() => events.publish(news as TaskResult));
+    if (leases) settle(() => leases.release(taskId));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
   }

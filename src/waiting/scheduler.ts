@@ -240,8 +240,9 @@ export class PollScheduler {
   #arm(): void {
     const query = this.#queries.peek();
     const wakeUp = this.#wakeUps.peek();
+    // While an asynchronous budget is being asked, its answer re-arms: arming now would spin.
     const next = Math.min(
-      query ? Math.max(query.at, this.#budgetFreeAt) : Number.POSITIVE_INFINITY,
+      query && !this.#asking ? Math.max(query.at, this.#budgetFreeAt) : Number.POSITIVE_INFINITY,
       wakeUp ? wakeUp.at : Number.POSITIVE_INFINITY,
     );
     if (next === this.#timerAt) return;

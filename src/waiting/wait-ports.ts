@@ -1,5 +1,5 @@
 import { MemoryDurationsStore, MemoryPollBudget, MemoryTaskEvents } from '../coordination/memory.ts';
-import type { SubmissionJournal } from '../coordination/ports.ts';
+import type { Coordination, SubmissionJournal } from '../coordination/ports.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { TaskDurations } from './durations.ts';
@@ -24,6 +24,19 @@ export function memoryWaitPorts(
     events: new MemoryTaskEvents(),
     durations: new TaskDurations(new MemoryDurationsStore()),
     journal,
+    logger,
+  };
+}
+
+/** The ports of a fleet's waits: the coordination's events, budget, learning, journal, leases. */
+export function fleetWaitPorts(http: HttpClient, maxPollsPerSecond: number, logger: LevelledLogger, coordination: Coordination): WaitPorts & { scheduler: PollScheduler } {
+  return {
+    retrieve: (taskId, signal) => retrieveTask(http, taskId, { signal, maxRetries: 0 }),
+    scheduler: new PollScheduler(coordination.budget(maxPollsPerSecond)),
+    events: coordination.events,
+    durations: new TaskDurations(coordination.durations),
+    journal: coordination.journal,
+    leases: coordination.leases,
     logger,
   };
 }

@@ -2,9 +2,14 @@
 // examples import 'omnimedia', which by package self-reference means dist/ (needing a build).
 import { registerHooks } from 'node:module';
 
-const target = new URL('../../src/index.ts', import.meta.url).href;
+const targets = {
+  omnimedia: new URL('../../src/index.ts', import.meta.url).href,
+  'omnimedia/redis': new URL('../../src/redis/index.ts', import.meta.url).href,
+  'omnimedia/testing': new URL('../../src/testing/index.ts', import.meta.url).href,
+};
 registerHooks({
   resolve(specifier, context, nextResolve) {
-    return specifier === 'omnimedia' ? { url: target, shortCircuit: true } : nextResolve(specifier, context);
+    const url = targets[specifier];
+    return url ? { url, shortCircuit: true } : nextResolve(specifier, context);
   },
 });

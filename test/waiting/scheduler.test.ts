@@ -195,3 +195,20 @@ describe('PollScheduler with a budget that answers asynchronously (a fleet’s)'
     expect(released).toBe(true);
   });
 });
+
+describe('PollScheduler with a budget answered by I/O (a round trip to Redis)', () => {
+  it('does not spin on microtasks while the budget is asked: the answer arrives and the slot is given', async () => {
+    vi.useRealTimers();
+    const budget = {
+      maxPerSecond: 1,
+      // Answered after a turn of the event loop, as a socket read would be.
+      take: () => new Promise<{ release: () => void }>((resolve) => setImmediate(() => resolve({ release: () => {} }))),
+    };
+    const scheduler = new PollScheduler(budget);
+    const outcome = await Promise.race([
+      scheduler.querySlot(Date.now()).then(() => 'granted'),
+      new Promise<string>((resolve) => setTimeout(() => resolve('starved'), 1_000)),
+    ]);
+    expect(outcome).toBe('granted');
+  });
+});

@@ -1,0 +1,293 @@
+import {
+  MemoryDedupeStore,
+  MemoryDurationsStore,
+  MemoryPollBudget,
+  MemoryTaskEvents,
+  MemoryUploadCacheStore,
+} from '../coordination/memory.ts';
+import type {
+  CachedUpload,
+  Coordination,
+  JournalEntry,
+  PollBudget,
+  PollGrant,
+  TaskListener,
+} from '../coordination/ports.ts';
+import { OmniMediaError } from '../errors.ts';
+import type { Logger } from '../internal/logger.ts';
+import type { TaskResult } from '../schemas/task.ts';
+import { isTerminalStatus } from '../waiting/status.ts';
+import { driverOf, replyList, type RedisClientLike, type RedisDriver } from './driver.ts';
+import { Outage } from './outage.ts';
+import { BUDGET_RELEASE, BUDGET_TAKE, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE, LEASE_RENEW } from './scripts.ts';
+
+/**
+ * Options of `redisCoordination`.
+ *
+ * @example
+ * ```ts
+ * const coordination = redisCoordination(redis, { prefix: 'media:', leaseMs: 5_000, commandTimeoutMs: 300 });
+ * ```
+ */
+export interface RedisCoordinationOptions {
+  /** Prefix of every key and of the channel. Default `omnimedia:`. */
+  prefix?: string;
+  /**
+   * How long a lease (who polls a task) and an instance's liveness outlive their holder, in
+   * ms: within this time after an instance dies, another polls its tasks and `pending()`
+   * lists them. Renewed every third of it. Default 5,000.
+   */
+  leaseMs?: number;
+  /** Longest wait for one Redis call before falling back to local state, in ms. Default 500. */
+  commandTimeoutMs?: number;
+  /** Where the outage warnings go. Default `console`. */
+  logger?: Logger;
+}
+
+const DAY_MS = 24 * 3_600_000;
+const MAX_HOLD_MS = 5_000;
+const WINDOW_MS = 1_000;
+
+/**
+ * The state a fleet shares, on Redis, through your own client (node-redis >= 5, connected, or
+ * an ioredis instance): give it to every instance's `new OmniMedia({ coordination })`.
+ * It opens one connection of its own (a `duplicate()`, for pub/sub); `close()` closes it and
+ * stops its timer, never your client. See the README, "Running on many instances".
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { OmniMedia } from 'omnimedia';
+ * import { redisCoordination } from 'omnimedia/redis';
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const coordination = redisCoordination(redis, { prefix: 'omnimedia:' });
+ * const client = new OmniMedia({ coordination });
+ * // at shutdown: await coordination.close(); await redis.quit();
+ * ```
+ */
+export function redisCoordination(redis: RedisClientLike, options: RedisCoordinationOptions = {}): Coordination & { readonly instanceId: string } {
+  return new RedisCoordination(driverOf(redis), options);
+}
+
+class RedisCoordination implements Coordination {
+  readonly instanceId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  readonly #driver: RedisDriver;
+  readonly #prefix: string;
+  readonly #leaseMs: number;
+  readonly #outage: Outage;
+  readonly #local = new MemoryTaskEvents();
+  readonly #held = new Set<string>();
+  readonly leases: Coordination['leases'];
+  readonly #timer: ReturnType<typeof setInterval>;
+  readonly #subscription: Promise<(() => Promise<void>) | undefined>;
+  readonly #fallback = {
+    dedupe: new MemoryDedupeStore(),
+    uploads: new MemoryUploadCacheStore(),
+    durations: new MemoryDurationsStore(),
+    budgets: new Map<number, MemoryPollBudget>(),
+  };
+
+  constructor(driver: RedisDriver, options: RedisCoordinationOptions) {
+    this.#driver = driver;
+    this.#prefix = options.prefix ?? 'omnimedia:';
+    this.#leaseMs = options.leaseMs ?? 5_000;
+    this.#outage = new Outage(options.logger ?? console, options.commandTimeoutMs ?? 500);
+    this.leases = {
+      ttlMs: this.#leaseMs,
+      hold: (taskId: string): Promise<boolean> =>
+        this.#outage.run(
+          async () => {
+            const held = Number(await this.#command('EVAL', LEASE_HOLD, 1, this.#key(`lease:${taskId}`), this.instanceId, this.#leaseMs)) === 1;
+            if (held) this.#held.add(taskId);
+            else this.#held.delete(taskId);
+            return held;
+          },
+          // Redis down: poll locally, as a single process would.
+          () => true,
+        ),
+      release: (taskId: string): void => {
+        if (!this.#held.delete(taskId)) return;
+        this.#outage.fire(() => this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId));
+      },
+    };
+
+    this.#subscription = driver
+      .subscribe(this.#key('events'), (message) => this.#onMessage(message))
+      .catch((error: unknown) => {
+        (options.logger ?? console).warn(`[omnimedia] Redis subscription failed (${String((error as Error)?.message ?? error)}): callbacks reach this instance's waits only`);
+        return undefined;
+      });
+    this.#heartbeat();
+    this.#timer = setInterval(() => this.#heartbeat(), Math.max(100, Math.floor(this.#leaseMs / 3)));
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #key(name: string): string {
+    return `${this.#prefix}${name}`;
+  }
+
+  #command(...args: (string | number)[]): Promise<unknown> {
+    return this.#driver.command(args.map(String));
+  }
+
+  /** This instance is alive; its leases are kept; while Redis is down, look for it. */
+  #heartbeat(): void {
+    if (this.#outage.down) {
+      void this.#outage.probe(() => this.#command('PING'));
+      return;
+    }
+    this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
+    if (this.#held.size > 0)
+      this.#outage.fire(() => this.#command('EVAL', LEASE_RENEW, this.#held.size, ...[...this.#held].map((id) => this.#key(`lease:${id}`)), this.instanceId, this.#leaseMs));
+  }
+
+  #onMessage(message: string): void {
+    try {
+      const { from, task } = JSON.parse(message) as { from: string; task: TaskResult };
+      if (from !== this.instanceId && task && typeof task.task_id === 'string') this.#local.publish(task);
+    } catch {
+      // Not ours: ignored.
+    }
+  }
+
+  readonly dedupe = {
+    claim: (key: string): Promise<boolean> =>
+      this.#outage.run(
+        async () => (await this.#command('SET', this.#key(`dedupe:${key}`), '1', 'NX', 'PX', DAY_MS)) !== null,
+        () => this.#fallback.dedupe.claim(key),
+      ),
+    release: (key: string): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('DEL', this.#key(`dedupe:${key}`))),
+        () => this.#fallback.dedupe.release(key),
+      ),
+  };
+
+  readonly uploads = {
+    get: (key: string): Promise<CachedUpload | undefined> =>
+      this.#outage.run(
+        async () => {
+          const value = await this.#command('GET', this.#key(`upload:${key}`));
+          return typeof value === 'string' ? (JSON.parse(value) as CachedUpload) : undefined;
+        },
+        () => this.#fallback.uploads.get(key),
+      ),
+    set: (key: string, record: CachedUpload, ttlMs: number): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('SET', this.#key(`upload:${key}`), JSON.stringify(record), 'PX', Math.max(1, Math.floor(ttlMs)))),
+        () => this.#fallback.uploads.set(key, record, ttlMs),
+      ),
+    delete: (key: string): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('DEL', this.#key(`upload:${key}`))),
+        () => this.#fallback.uploads.delete(key),
+      ),
+  };
+
+  readonly durations = {
+    get: (kind: string): Promise<readonly number[] | undefined> =>
+      this.#outage.run(
+        async () => {
+          const samples = replyList(await this.#command('LRANGE', this.#key(`durations:${kind}`), 0, -1)).map(Number);
+          return samples.length ? samples : undefined;
+        },
+        () => this.#fallback.durations.get(kind),
+      ),
+    add: (kind: string, ms: number, keep: number): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('EVAL', DURATION_ADD, 1, this.#key(`durations:${kind}`), ms, keep, 30 * DAY_MS)),
+        () => this.#fallback.durations.add(kind, ms, keep),
+      ),
+  };
+
+  readonly events = {
+    publish: (task: TaskResult): void => {
+      this.#local.publish(task);
+      // Only an ended task is news for the fleet, kept a day for the waits that start later.
+      if (!isTerminalStatus(task.status)) return;
+      const message = JSON.stringify({ from: this.instanceId, task });
+      this.#outage.fire(async () => {
+        await this.#command('SET', this.#key(`result:${task.task_id}`), JSON.stringify(task), 'PX', DAY_MS);
+        await this.#command('PUBLISH', this.#key('events'), message);
+      });
+    },
+    subscribe: (taskId: string, listener: TaskListener): (() => void) => this.#local.subscribe(taskId, listener),
+    latest: (taskId: string): Promise<TaskResult | undefined> =>
+      this.#outage.run(
+        async () => {
+          const value = await this.#command('GET', this.#key(`result:${taskId}`));
+          return typeof value === 'string' ? (JSON.parse(value) as TaskResult) : undefined;
+        },
+        () => undefined,
+      ),
+  };
+
+  readonly journal = {
+    record: (entry: JournalEntry): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('HSET', this.#key('journal'), entry.task_id, JSON.stringify({ ...entry, owner: this.instanceId }))),
+        () => undefined,
+      ),
+    adopt: (taskId: string): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('EVAL', JOURNAL_ADOPT, 1, this.#key('journal'), taskId, this.instanceId)),
+        () => undefined,
+      ),
+    clear: (taskId: string): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('HDEL', this.#key('journal'), taskId)),
+        () => undefined,
+      ),
+    list: async (): Promise<JournalEntry[]> => entries(replyList(await this.#required(() => this.#command('HGETALL', this.#key('journal')))).filter((_, i) => i % 2 === 1)),
+    pending: async (): Promise<JournalEntry[]> =>
+      entries(replyList(await this.#required(() => this.#command('EVAL', JOURNAL_PENDING, 1, this.#key('journal'), this.#key('instance:'), Date.now() - DAY_MS)))),
+  };
+
+  /** A read the caller must not get wrong: an `OmniMediaError` when Redis cannot answer. */
+  async #required<T>(op: () => Promise<T>): Promise<T> {
+    const failed = Symbol('failed');
+    const value = await this.#outage.run<T | typeof failed>(op, () => failed);
+    if (value === failed) throw new OmniMediaError('The journal is on Redis, which cannot be reached now: try again when it is back');
+    return value;
+  }
+
+  budget(maxPerSecond: number): PollBudget {
+    const local = (): MemoryPollBudget => {
+      let budget = this.#fallback.budgets.get(maxPerSecond);
+      if (!budget) this.#fallback.budgets.set(maxPerSecond, (budget = new MemoryPollBudget(maxPerSecond)));
+      return budget;
+    };
+    const key = this.#key('budget');
+    return {
+      maxPerSecond,
+      take: (now: number): Promise<PollGrant> =>
+        this.#outage.run(
+          async () => {
+            const id = `${this.instanceId}:${Math.random().toString(36).slice(2, 12)}`;
+            const [granted, ms] = replyList(await this.#command('EVAL', BUDGET_TAKE, 1, key, maxPerSecond, id, MAX_HOLD_MS, WINDOW_MS)).map(Number);
+            if (granted === 1) return { release: () => this.#outage.fire(() => this.#command('EVAL', BUDGET_RELEASE, 1, key, id)) };
+            return { retryAt: Date.now() + Math.max(1, ms ?? WINDOW_MS) };
+          },
+          // Redis down: a budget of this process's own (the fleet may exceed the cap meanwhile).
+          () => local().take(now),
+        ),
+    };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#outage.close();
+    const close = await this.#subscription;
+    await close?.().catch(() => {});
+  }
+}
+
+
+/** Journal entries from their JSON (the owner left out). */
+function entries(values: string[]): JournalEntry[] {
+  return values.map((value) => {
+    const { task_id, kind, submitted_at } = JSON.parse(value) as JournalEntry;
+    return { task_id, kind, submitted_at };
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * redis/: `omnimedia/redis`, the coordination ports on Redis, through the caller's own client
+ * (node-redis >= 5 or ioredis). Imports coordination/, schemas/ (types), errors.ts and
+ * internal/; the main entry never imports it, so it never loads a Redis client.
+ */
+
+/** A connected node-redis client (v5 and later), by shape. */
+export interface NodeRedisLike {
+  sendCommand(args: string[]): Promise<unknown>;
+  duplicate(): NodeRedisLike & {
+    connect(): Promise<unknown>;
+    subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
+    quit?(): Promise<unknown>;
+    close?(): Promise<unknown>;
+    on(event: 'error', listener: (error: unknown) => void): unknown;
+  };
+}
+
+/** An ioredis instance, by shape. */
+export interface IoRedisLike {
+  call(command: string, ...args: string[]): Promise<unknown>;
+  duplicate(): IoRedisLike & {
+    subscribe(channel: string): Promise<unknown>;
+    on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+    on(event: 'error', listener: (error: unknown) => void): unknown;
+    disconnect(): void;
+  };
+}
+
+/** The caller's Redis client: node-redis (connected) or ioredis. */
+export type RedisClientLike = NodeRedisLike | IoRedisLike;
+
+/** What the coordination needs of a Redis client, whichever it is. */
+export interface RedisDriver {
+  /** One command, as words (`['SET', key, value, 'NX']`). */
+  command(args: string[]): Promise<unknown>;
+  /** Listen on `channel` over a connection of its own; resolves with the way to close it. */
+  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+}
+
+function isIoRedis(client: RedisClientLike): client is IoRedisLike {
+  return typeof (client as Partial<IoRedisLike>).call === 'function';
+}
+
+/** The driver of a node-redis or ioredis client. Neither library is imported: the caller's is used. */
+export function driverOf(client: RedisClientLike): RedisDriver {
+  if (isIoRedis(client)) {
+    return {
+      command: ([name, ...args]) => client.call(name as string, ...args),
+      async subscribe(channel, onMessage) {
+        const subscriber = client.duplicate();
+        subscriber.on('error', () => {});
+        subscriber.on('message', (from, message) => from === channel && onMessage(message));
+        await subscriber.subscribe(channel);
+        return async () => subscriber.disconnect();
+      },
+    };
+  }
+  if (typeof (client as Partial<NodeRedisLike>).sendCommand !== 'function')
+    throw new TypeError('redisCoordination: give a connected node-redis client (createClient().connect()) or an ioredis instance');
+  return {
+    command: (args) => client.sendCommand(args),
+    async subscribe(channel, onMessage) {
+      const subscriber = client.duplicate();
+      // A connection of our own must not crash the process when Redis goes away: it reconnects.
+      subscriber.on('error', () => {});
+      await subscriber.connect();
+      await subscriber.subscribe(channel, onMessage);
+      return async () => {
+        await (subscriber.close ?? subscriber.quit)?.call(subscriber);
+      };
+    },
+  };
+}
+
+/** A reply as a flat list of strings (HGETALL answers a list or, on node-redis, an object). */
+export function replyList(reply: unknown): string[] {
+  if (Array.isArray(reply)) return reply.map(String);
+  if (reply && typeof reply === 'object') return Object.entries(reply).flat().map(String);
+  return [];
+}

@@ -1,0 +1,8 @@
+/**
+ * `omnimedia/redis`: fleet coordination on Redis, through your own client (node-redis >= 5 or
+ * ioredis, an optional peer dependency). See the README, "Running on many instances".
+ *
+ * @module omnimedia/redis
+ */
+export { redisCoordination, type RedisCoordinationOptions } from './coordination.ts';
+export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './driver.ts';

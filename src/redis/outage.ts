@@ -1,0 +1,74 @@
+import type { Logger } from '../internal/logger.ts';
+
+/**
+ * Redis down or slow never costs a result: every call has a short timeout, and a call that
+ * fails switches the coordination to its local fallbacks (per-process dedupe, local budget,
+ * local polling) until a probe finds Redis back. One warning when an outage starts, one line
+ * when it ends; no call waits on a Redis that is known to be down.
+ */
+export class Outage {
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  #down = false;
+  #closed = false;
+
+  constructor(logger: Logger, timeoutMs: number) {
+    this.#logger = logger;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get down(): boolean {
+    return this.#down;
+  }
+
+  /** The coordination closed: from now on the fallbacks, silently. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** `op` on Redis, or `fallback` while Redis is down or when `op` fails or is slow. */
+  async run<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
+    if (this.#down || this.#closed) return fallback();
+    try {
+      return await this.#timed(op());
+    } catch (error) {
+      this.#fail(error);
+      return fallback();
+    }
+  }
+
+  /** `op` on Redis with nothing to wait for: its failure starts an outage, never a rejection. */
+  fire(op: () => Promise<unknown>): void {
+    if (this.#down || this.#closed) return;
+    this.#timed(op()).catch((error: unknown) => this.#fail(error));
+  }
+
+  /** While down: try `ping`; when it answers, sharing resumes. */
+  async probe(ping: () => Promise<unknown>): Promise<void> {
+    if (!this.#down) return;
+    try {
+      await this.#timed(ping());
+      this.#down = false;
+      this.#logger.warn('[omnimedia] Redis is back: sharing resumes');
+    } catch {
+      // Still down; the next probe tries again.
+    }
+  }
+
+  #fail(error: unknown): void {
+    if (this.#down || this.#closed) return;
+    this.#down = true;
+    this.#logger.warn(
+      `[omnimedia] Redis is unavailable (${String((error as Error)?.message ?? error)}): waits poll locally, handlers dedupe per process, until it is back`,
+    );
+  }
+
+  #timed<T>(promise: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    });
+    promise.catch(() => {});
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,80 @@
+// The Lua scripts of the Redis coordination: each one step that must not interleave with
+// another instance's. Time is Redis's own (TIME), so instances with skewed clocks agree.
+
+const NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)";
+
+/**
+ * The fleet's query budget, as the in-memory one (MemoryPollBudget): each query counts until
+ * one second after its answer (at most MAX_HOLD after its start while unanswered). A sorted
+ * set holds each query's end; a query may start while fewer than `max` end after now - 1 s.
+ * KEYS[1] the set; ARGV max, id, hold ms, window ms. Returns {1, 0} when granted, else {0, ms
+ * to wait}.
+ */
+export const BUDGET_TAKE = `${NOW}
+local max = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
+local n = redis.call('ZCARD', KEYS[1])
+if n < max then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]) + tonumber(ARGV[4]) * 2)
+  return {1, 0}
+end
+local ends = redis.call('ZRANGE', KEYS[1], n - max, n - max, 'WITHSCORES')
+return {0, tonumber(ends[2]) + tonumber(ARGV[4]) - now}`;
+
+/** The query `id` was answered: it counts until one second from now. */
+export const BUDGET_RELEASE = `${NOW}
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('ZADD', KEYS[1], 'XX', now, ARGV[1]) end
+return 1`;
+
+/** One more duration of a kind: keep the last ARGV[2], for ARGV[3] ms. */
+export const DURATION_ADD = `redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+/** Take the lease KEYS[1] for ARGV[1], or keep it: 1 when ARGV[1] holds it. */
+export const LEASE_HOLD = `local holder = redis.call('GET', KEYS[1])
+if holder == false then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+elseif holder == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0`;
+
+/** Give up the lease KEYS[1] if ARGV[1] holds it. */
+export const LEASE_RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1`;
+
+/** Keep every lease in KEYS that ARGV[1] holds, for ARGV[2] ms. */
+export const LEASE_RENEW = `for _, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
+end
+return 1`;
+
+/** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */
+export const JOURNAL_ADOPT = `local value = redis.call('HGET', KEYS[1], ARGV[1])
+if value then
+  local entry = cjson.decode(value)
+  entry.owner = ARGV[2]
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+end
+return 1`;
+
+/**
+ * The journal entries whose owner is gone (its liveness key ARGV[1]..owner expired); entries
+ * submitted before ARGV[2] (a day ago: the service keeps results 24 h) are dropped.
+ */
+export const JOURNAL_PENDING = `local all = redis.call('HGETALL', KEYS[1])
+local out = {}
+for i = 1, #all, 2 do
+  local entry = cjson.decode(all[i + 1])
+  if tonumber(entry.submitted_at) < tonumber(ARGV[2]) then
+    redis.call('HDEL', KEYS[1], all[i])
+  elseif redis.call('EXISTS', ARGV[1] .. entry.owner) == 0 then
+    table.insert(out, all[i + 1])
+  end
+end
+return out`;
