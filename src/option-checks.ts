@@ -22,6 +22,7 @@ import {
   type ParseCallbackOptions,
   type RequestOptions,
   type UploadCacheOptions,
+  type RedisCoordinationOptions,
   type WaitOptions,
 } from './options.ts';
 import type { Fetch } from './transport/http-client.ts';
@@ -272,5 +273,31 @@ export function resolveClientOptions(
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
+  };
+}
+
+/** `redisCoordination`'s options with every default filled in. */
+export interface RedisCoordinationSettings {
+  prefix: string;
+  leaseMs: number;
+  commandTimeoutMs: number;
+  logger: Logger;
+}
+
+/** Check the options of `redisCoordination` (its client is checked where it is driven). */
+export function resolveRedisCoordinationOptions(options: RedisCoordinationOptions | undefined): RedisCoordinationSettings {
+  const o = objectOf(options, 'redisCoordination');
+  const problems = new OptionProblems('redisCoordination options');
+  if (o.prefix !== undefined && (typeof o.prefix !== 'string' || o.prefix.length === 0)) problems.add('prefix', 'must be a non-empty string');
+  problems.ms('leaseMs', o.leaseMs, 300);
+  problems.ms('commandTimeoutMs', o.commandTimeoutMs, 1);
+  const logger = o.logger as Logger | undefined;
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) problems.add('logger', 'must have a warn(message) method, as console does');
+  problems.done();
+  return {
+    prefix: (o.prefix as string | undefined) ?? 'omnimedia:',
+    leaseMs: (o.leaseMs as number | undefined) ?? 5_000,
+    commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? 500,
+    logger: logger ?? console,
   };
 }

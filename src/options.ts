@@ -103,6 +103,29 @@ export interface ClientOptions {
 }
 
 /**
+ * Options of `redisCoordination` (`omnimedia/redis`).
+ *
+ * @example
+ * ```ts
+ * const coordination = redisCoordination(redis, { prefix: 'media:', leaseMs: 5_000, commandTimeoutMs: 300 });
+ * ```
+ */
+export interface RedisCoordinationOptions {
+  /** Prefix of every key and of the channel, so several apps can share one Redis. Default `omnimedia:`. */
+  prefix?: string;
+  /**
+   * How long a lease (who polls a task) and an instance's liveness outlive their holder, in
+   * ms: within this time after an instance dies, another polls its tasks and `pending()`
+   * lists them. Renewed every third of it. Default 5,000; at least 300.
+   */
+  leaseMs?: number;
+  /** Longest wait for one Redis call before falling back to local state, in ms. Default 500. */
+  commandTimeoutMs?: number;
+  /** Where the outage warnings go (one when Redis goes away, one when it is back). Default `console`. */
+  logger?: Logger;
+}
+
+/**
  * Options of the client's `uploadCache`.
  *
  * @example

@@ -37,7 +37,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/redis: the coordination ports on Redis (task status words from waiting/).
-  redis: ['coordination', 'waiting', 'schemas', ...BASE],
+  redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
   tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],

@@ -14,35 +14,13 @@ import type {
   TaskListener,
 } from '../coordination/ports.ts';
 import { OmniMediaError } from '../errors.ts';
-import type { Logger } from '../internal/logger.ts';
+import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
+import type { RedisCoordinationOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
-import { driverOf, replyList, type RedisClientLike, type RedisDriver } from './driver.ts';
+import { driverOf, replyList, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
 import { Outage } from './outage.ts';
 import { BUDGET_RELEASE, BUDGET_TAKE, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE, LEASE_RENEW } from './scripts.ts';
-
-/**
- * Options of `redisCoordination`.
- *
- * @example
- * ```ts
- * const coordination = redisCoordination(redis, { prefix: 'media:', leaseMs: 5_000, commandTimeoutMs: 300 });
- * ```
- */
-export interface RedisCoordinationOptions {
-  /** Prefix of every key and of the channel. Default `omnimedia:`. */
-  prefix?: string;
-  /**
-   * How long a lease (who polls a task) and an instance's liveness outlive their holder, in
-   * ms: within this time after an instance dies, another polls its tasks and `pending()`
-   * lists them. Renewed every third of it. Default 5,000.
-   */
-  leaseMs?: number;
-  /** Longest wait for one Redis call before falling back to local state, in ms. Default 500. */
-  commandTimeoutMs?: number;
-  /** Where the outage warnings go. Default `console`. */
-  logger?: Logger;
-}
 
 const DAY_MS = 24 * 3_600_000;
 const MAX_HOLD_MS = 5_000;
@@ -67,7 +45,8 @@ const WINDOW_MS = 1_000;
  * ```
  */
 export function redisCoordination(redis: RedisClientLike, options: RedisCoordinationOptions = {}): Coordination & { readonly instanceId: string } {
-  return new RedisCoordination(driverOf(redis), options);
+  const settings = resolveRedisCoordinationOptions(options);
+  return new RedisCoordination(driverOf(redis), settings);
 }
 
 class RedisCoordination implements Coordination {
@@ -80,7 +59,9 @@ class RedisCoordination implements Coordination {
   readonly #held = new Set<string>();
   readonly leases: Coordination['leases'];
   readonly #timer: ReturnType<typeof setInterval>;
-  readonly #subscription: Promise<(() => Promise<void>) | undefined>;
+  /** The pub/sub connection; `undefined` when it must be (re)made. */
+  #subscription: Subscription | undefined;
+  #closed = false;
   readonly #fallback = {
     dedupe: new MemoryDedupeStore(),
     uploads: new MemoryUploadCacheStore(),
@@ -88,11 +69,11 @@ class RedisCoordination implements Coordination {
     budgets: new Map<number, MemoryPollBudget>(),
   };
 
-  constructor(driver: RedisDriver, options: RedisCoordinationOptions) {
+  constructor(driver: RedisDriver, options: RedisCoordinationSettings) {
     this.#driver = driver;
-    this.#prefix = options.prefix ?? 'omnimedia:';
-    this.#leaseMs = options.leaseMs ?? 5_000;
-    this.#outage = new Outage(options.logger ?? console, options.commandTimeoutMs ?? 500);
+    this.#prefix = options.prefix;
+    this.#leaseMs = options.leaseMs;
+    this.#outage = new Outage(options.logger, options.commandTimeoutMs);
     this.leases = {
       ttlMs: this.#leaseMs,
       hold: (taskId: string): Promise<boolean> =>
@@ -112,12 +93,7 @@ class RedisCoordination implements Coordination {
       },
     };
 
-    this.#subscription = driver
-      .subscribe(this.#key('events'), (message) => this.#onMessage(message))
-      .catch((error: unknown) => {
-        (options.logger ?? console).warn(`[omnimedia] Redis subscription failed (${String((error as Error)?.message ?? error)}): callbacks reach this instance's waits only`);
-        return undefined;
-      });
+    this.#subscribe();
     this.#heartbeat();
     this.#timer = setInterval(() => this.#heartbeat(), Math.max(100, Math.floor(this.#leaseMs / 3)));
     (this.#timer as { unref?: () => void }).unref?.();
@@ -131,12 +107,28 @@ class RedisCoordination implements Coordination {
     return this.#driver.command(args.map(String));
   }
 
+  /**
+   * Listen to the fleet's news on a connection of our own. A failure is part of the outage
+   * (one warning); the heartbeat subscribes again once Redis is back.
+   */
+  #subscribe(): void {
+    const subscription = this.#driver.subscribe(this.#key('events'), (message) => this.#onMessage(message));
+    this.#subscription = subscription;
+    subscription.ready.catch((error: unknown) => {
+      subscription.close();
+      if (this.#subscription === subscription) this.#subscription = undefined;
+      this.#outage.fail(error);
+    });
+  }
+
   /** This instance is alive; its leases are kept; while Redis is down, look for it. */
   #heartbeat(): void {
+    if (this.#closed) return;
     if (this.#outage.down) {
       void this.#outage.probe(() => this.#command('PING'));
       return;
     }
+    if (!this.#subscription) this.#subscribe();
     this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
     if (this.#held.size > 0)
       this.#outage.fire(() => this.#command('EVAL', LEASE_RENEW, this.#held.size, ...[...this.#held].map((id) => this.#key(`lease:${id}`)), this.instanceId, this.#leaseMs));
@@ -276,10 +268,11 @@ class RedisCoordination implements Coordination {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#timer);
     this.#outage.close();
-    const close = await this.#subscription;
-    await close?.().catch(() => {});
+    this.#subscription?.close();
+    this.#subscription = undefined;
   }
 }
 

@@ -4,14 +4,16 @@
  * internal/; the main entry never imports it, so it never loads a Redis client.
  */
 
+import { ValidationError } from '../errors.ts';
+
 /** A connected node-redis client (v5 and later), by shape. */
 export interface NodeRedisLike {
   sendCommand(args: string[]): Promise<unknown>;
   duplicate(): NodeRedisLike & {
     connect(): Promise<unknown>;
     subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
-    quit?(): Promise<unknown>;
-    close?(): Promise<unknown>;
+    destroy?(): void;
+    disconnect?(): Promise<unknown>;
     on(event: 'error', listener: (error: unknown) => void): unknown;
   };
 }
@@ -30,16 +32,24 @@ export interface IoRedisLike {
 /** The caller's Redis client: node-redis (connected) or ioredis. */
 export type RedisClientLike = NodeRedisLike | IoRedisLike;
 
+/** A pub/sub connection of the coordination's own. */
+export interface Subscription {
+  /** Settles when it listens, or rejects when it could not. */
+  ready: Promise<void>;
+  /** Close it now, connected or still connecting: nothing of it stays open. */
+  close(): void;
+}
+
 /** What the coordination needs of a Redis client, whichever it is. */
 export interface RedisDriver {
   /** One command, as words (`['SET', key, value, 'NX']`). */
   command(args: string[]): Promise<unknown>;
-  /** Listen on `channel` over a connection of its own; resolves with the way to close it. */
-  subscribe(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  /** Listen on `channel` over a connection of its own (a `duplicate()` of the caller's client). */
+  subscribe(channel: string, onMessage: (message: string) => void): Subscription;
 }
 
 function isIoRedis(client: RedisClientLike): client is IoRedisLike {
-  return typeof (client as Partial<IoRedisLike>).call === 'function';
+  return typeof (client as Partial<IoRedisLike> | null)?.call === 'function';
 }
 
 /** The driver of a node-redis or ioredis client. Neither library is imported: the caller's is used. */
@@ -47,27 +57,37 @@ export function driverOf(client: RedisClientLike): RedisDriver {
   if (isIoRedis(client)) {
     return {
       command: ([name, ...args]) => client.call(name as string, ...args),
-      async subscribe(channel, onMessage) {
+      subscribe(channel, onMessage) {
         const subscriber = client.duplicate();
+        // A connection of our own must not crash the process when Redis goes away.
         subscriber.on('error', () => {});
         subscriber.on('message', (from, message) => from === channel && onMessage(message));
-        await subscriber.subscribe(channel);
-        return async () => subscriber.disconnect();
+        return { ready: subscriber.subscribe(channel).then(() => {}), close: () => subscriber.disconnect() };
       },
     };
   }
-  if (typeof (client as Partial<NodeRedisLike>).sendCommand !== 'function')
-    throw new TypeError('redisCoordination: give a connected node-redis client (createClient().connect()) or an ioredis instance');
+  if (typeof (client as Partial<NodeRedisLike> | null)?.sendCommand !== 'function' || typeof (client as Partial<NodeRedisLike>).duplicate !== 'function')
+    throw new ValidationError([{ path: 'redis', message: 'must be a connected node-redis client (await createClient().connect()) or an ioredis instance' }], 'redisCoordination');
   return {
     command: (args) => client.sendCommand(args),
-    async subscribe(channel, onMessage) {
+    subscribe(channel, onMessage) {
       const subscriber = client.duplicate();
-      // A connection of our own must not crash the process when Redis goes away: it reconnects.
       subscriber.on('error', () => {});
-      await subscriber.connect();
-      await subscriber.subscribe(channel, onMessage);
-      return async () => {
-        await (subscriber.close ?? subscriber.quit)?.call(subscriber);
+      const ready = subscriber
+        .connect()
+        .then(() => subscriber.subscribe(channel, onMessage))
+        .then(() => {});
+      // destroy(), not close(): close() waits for the answers of every queued command.
+      return {
+        ready,
+        close: () => {
+          try {
+            if (subscriber.destroy) subscriber.destroy();
+            else void subscriber.disconnect?.().catch(() => {});
+          } catch {
+            // Already closed.
+          }
+        },
       };
     },
   };

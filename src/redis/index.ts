@@ -4,5 +4,6 @@
  *
  * @module omnimedia/redis
  */
-export { redisCoordination, type RedisCoordinationOptions } from './coordination.ts';
+export { redisCoordination } from './coordination.ts';
+export type { RedisCoordinationOptions } from '../options.ts';
 export type { IoRedisLike, NodeRedisLike, RedisClientLike } from './driver.ts';

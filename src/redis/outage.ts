@@ -11,6 +11,9 @@ export class Outage {
   readonly #timeoutMs: number;
   #down = false;
   #closed = false;
+  #probing = false;
+  /** Counts recoveries: a call sent before the last one that fails late is old news, not a new outage. */
+  #epoch = 0;
 
   constructor(logger: Logger, timeoutMs: number) {
     this.#logger = logger;
@@ -29,10 +32,11 @@ export class Outage {
   /** `op` on Redis, or `fallback` while Redis is down or when `op` fails or is slow. */
   async run<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
     if (this.#down || this.#closed) return fallback();
+    const epoch = this.#epoch;
     try {
       return await this.#timed(op());
     } catch (error) {
-      this.#fail(error);
+      this.fail(error, epoch);
       return fallback();
     }
   }
@@ -40,23 +44,29 @@ export class Outage {
   /** `op` on Redis with nothing to wait for: its failure starts an outage, never a rejection. */
   fire(op: () => Promise<unknown>): void {
     if (this.#down || this.#closed) return;
-    this.#timed(op()).catch((error: unknown) => this.#fail(error));
+    const epoch = this.#epoch;
+    this.#timed(op()).catch((error: unknown) => this.fail(error, epoch));
   }
 
-  /** While down: try `ping`; when it answers, sharing resumes. */
+  /** While down: try `ping` (one at a time); when it answers, sharing resumes. */
   async probe(ping: () => Promise<unknown>): Promise<void> {
-    if (!this.#down) return;
+    if (!this.#down || this.#probing || this.#closed) return;
+    this.#probing = true;
     try {
       await this.#timed(ping());
       this.#down = false;
+      this.#epoch++;
       this.#logger.warn('[omnimedia] Redis is back: sharing resumes');
     } catch {
       // Still down; the next probe tries again.
+    } finally {
+      this.#probing = false;
     }
   }
 
-  #fail(error: unknown): void {
-    if (this.#down || this.#closed) return;
+  /** Redis failed a call sent in `epoch` (default: now): an outage starts, with its one warning. */
+  fail(error: unknown, epoch = this.#epoch): void {
+    if (this.#down || this.#closed || epoch !== this.#epoch) return;
     this.#down = true;
     this.#logger.warn(
       `[omnimedia] Redis is unavailable (${String((error as Error)?.message ?? error)}): waits poll locally, handlers dedupe per process, until it is back`,

@@ -35,7 +35,7 @@ async function init(command: Extract<Command, { type: 'init' }>): Promise<unknow
     nodeRedis.on('error', () => {});
     await nodeRedis.connect();
     redis = nodeRedis as unknown as Parameters<typeof redisCoordination>[0];
-    quit = async () => void (await nodeRedis.close().catch(() => {}));
+    quit = async () => nodeRedis.destroy();
   }
   const coordination = redisCoordination(redis, { prefix: 'fleet:', leaseMs: command.leaseMs, logger: silent });
   client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: command.baseURL, maxPollsPerSecond: command.maxPollsPerSecond, coordination, logger: silent, logLevel: 'warn' });

@@ -1,0 +1,249 @@
+// redisCoordination's ports on a real redis-server, in this process: two coordinations on one
+// Redis stand for two instances. Both Redis clients run the same suite. Real time: the leases,
+// the budget window and the command timeouts are Redis's own clock and sockets.
+import { createClient } from 'redis';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from 'omnimedia';
+import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
+import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** An instance that saw no outage, or saw its end (B notices one only if a heartbeat of its failed). */
+const recovered = (warnings: string[]) => warnings.length === 0 || /Redis is back/.test(warnings.at(-1) ?? '');
+async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await sleep(20);
+  }
+}
+const LEASE_MS = 300;
+const TIMEOUT_MS = 200;
+
+describe('redisCoordination’s arguments', () => {
+  it('a client that is not node-redis nor ioredis is a ValidationError naming it', () => {
+    for (const wrong of [undefined, null, {}, { sendCommand() {} }])
+      expect(() => redisCoordination(wrong as unknown as RedisClientLike)).toThrow(/redisCoordination: redis: must be a connected node-redis client/);
+  });
+
+  it('each bad option is named with its rule', () => {
+    const client = { sendCommand: async () => 'OK', duplicate: () => client } as unknown as RedisClientLike;
+    try {
+      redisCoordination(client, { prefix: '', leaseMs: 10, commandTimeoutMs: 0, logger: {} as Console });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['prefix', 'leaseMs', 'commandTimeoutMs', 'logger']);
+      expect((error as Error).message).toMatch(/leaseMs: must be a whole number of ms from 300/);
+    }
+  });
+});
+
+describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redisCoordination (%s)', (kind) => {
+  const server = new RedisServer();
+  const opened: Array<() => Promise<void>> = [];
+  let raw: ReturnType<typeof createClient>;
+
+  /** A client of the kind under test, as a user would make it. */
+  const connect = async (): Promise<RedisClientLike> => {
+    if (kind === 'ioredis') {
+      const io = new Redis(server.url, { maxRetriesPerRequest: 1 });
+      io.on('error', () => {});
+      opened.push(async () => void io.disconnect());
+      return io;
+    }
+    const client = createClient({ url: server.url, socket: { reconnectStrategy: () => 100 } });
+    client.on('error', () => {});
+    await client.connect();
+    opened.push(async () => client.destroy());
+    return client as unknown as RedisClientLike;
+  };
+
+  const instance = async () => {
+    const warnings: string[] = [];
+    const logger = { error() {}, info() {}, debug() {}, warn: (message: string) => void warnings.push(message) };
+    const redis = await connect();
+    const coordination = redisCoordination(redis, { prefix: 'test:', leaseMs: LEASE_MS, commandTimeoutMs: TIMEOUT_MS, logger });
+    opened.unshift(() => coordination.close());
+    return { coordination, warnings, redis };
+  };
+
+  /** Until `count` connections listen on the events channel (subscriptions are asynchronous). */
+  const subscribers = async (count: number) => {
+    for (let i = 0; i < 100; i++) {
+      const [, n] = (await raw.sendCommand(['PUBSUB', 'NUMSUB', 'test:events'])) as [string, number];
+      if (n >= count) return;
+      await sleep(20);
+    }
+    throw new Error(`fewer than ${count} subscribers`);
+  };
+
+  beforeAll(async () => {
+    await server.start();
+    raw = createClient({ url: server.url });
+    raw.on('error', () => {});
+    await raw.connect();
+  }, 30_000);
+  afterEach(async () => {
+    for (const close of opened.splice(0)) await close();
+    await raw.flushAll();
+  });
+  afterAll(async () => {
+    raw.destroy();
+    await server.stop();
+  });
+
+  it('a lease has one holder, kept while it lives, and passes to another within the lease time after it dies', async () => {
+    const a = await instance();
+    const b = await instance();
+    expect(await a.coordination.leases.hold('task_1')).toBe(true);
+    expect(await b.coordination.leases.hold('task_1')).toBe(false);
+    await sleep(LEASE_MS * 2); // A's heartbeat keeps it
+    expect(await b.coordination.leases.hold('task_1')).toBe(false);
+    expect(await a.coordination.leases.hold('task_1')).toBe(true);
+
+    await a.coordination.close(); // A "dies": no release, no more heartbeats
+    const died = Date.now();
+    while (!(await b.coordination.leases.hold('task_1'))) await sleep(20);
+    expect(Date.now() - died).toBeLessThanOrEqual(LEASE_MS + 100);
+
+    b.coordination.leases.release('task_1');
+    await sleep(50);
+    expect(await raw.exists('test:lease:task_1')).toBe(0);
+  });
+
+  it('callback dedupe, the upload cache and learned durations are one for every instance', async () => {
+    const a = await instance();
+    const b = await instance();
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true);
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(false);
+    await a.coordination.dedupe.release('task_1:completed'); // onTask threw: a redelivery runs it
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(true);
+    expect(await raw.pTTL('test:dedupe:task_1:completed')).toBeGreaterThan(23 * 3_600_000);
+
+    const record = { id: 'img_1', url: 'https://cdn.example/img_1.png', expires_at: '2026-12-01T00:00:00Z' } as never;
+    await a.coordination.uploads.set('sha:abc', record, 60_000);
+    expect(await b.coordination.uploads.get('sha:abc')).toEqual(record);
+    await b.coordination.uploads.delete('sha:abc');
+    expect(await a.coordination.uploads.get('sha:abc')).toBeUndefined();
+
+    for (const ms of [30_000, 40_000, 50_000]) await a.coordination.durations.add('omni-video', ms, 2);
+    expect(await b.coordination.durations.get('omni-video')).toEqual([40_000, 50_000]);
+    expect(await b.coordination.durations.get('omni-image')).toBeUndefined();
+  });
+
+  it('the query budget is one sliding second for every instance: a query counts until 1 s after its answer', async () => {
+    const a = (await instance()).coordination.budget(5);
+    const b = (await instance()).coordination.budget(5);
+    const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).take(Date.now())));
+    const granted = grants.filter((g) => 'release' in g) as Array<{ release: () => void }>;
+    expect(granted).toHaveLength(5);
+    // Unanswered queries hold their slot (up to 5 s), so nothing frees up by itself within a second.
+    const refused = grants.find((g) => 'retryAt' in g) as { retryAt: number };
+    expect(refused.retryAt - Date.now()).toBeGreaterThan(4_000);
+
+    for (const grant of granted) grant.release();
+    const released = Date.now();
+    await sleep(50);
+    const early = await a.take(Date.now());
+    expect('retryAt' in early).toBe(true);
+    const retryAt = (early as { retryAt: number }).retryAt;
+    expect(retryAt - released).toBeGreaterThan(900);
+    expect(retryAt - released).toBeLessThan(1_200);
+    await sleep(Math.max(0, retryAt - Date.now()) + 20);
+    expect('release' in (await b.take(Date.now()))).toBe(true);
+  });
+
+  it('an ended task published by one instance reaches the others’ listeners and stays readable; progress stays local', async () => {
+    const a = await instance();
+    const b = await instance();
+    await subscribers(2);
+    const heard: string[] = [];
+    b.coordination.events.subscribe('task_1', (task) => heard.push(task.status));
+    a.coordination.events.publish({ task_id: 'task_1', status: 'processing', progress: 40 } as never);
+    await sleep(100);
+    expect(heard).toEqual([]);
+    expect(await b.coordination.events.latest?.('task_1')).toBeUndefined();
+
+    const sent = Date.now();
+    a.coordination.events.publish({ task_id: 'task_1', status: 'completed', result: { url: 'https://cdn.example/out.png' } } as never);
+    while (heard.length === 0 && Date.now() - sent < 1_000) await sleep(5);
+    expect(heard).toEqual(['completed']);
+    expect(Date.now() - sent).toBeLessThan(100);
+    expect(await b.coordination.events.latest?.('task_1')).toMatchObject({ status: 'completed' });
+    expect(await raw.pTTL('test:result:task_1')).toBeGreaterThan(23 * 3_600_000);
+  });
+
+  it('the journal lists as pending only the entries whose owner is gone; adopting one takes it off', async () => {
+    const a = await instance();
+    const b = await instance();
+    const entry = { task_id: 'task_1', kind: 'video_generation', submitted_at: Date.now() };
+    await a.coordination.journal.record(entry);
+    expect(await b.coordination.journal.pending()).toEqual([]);
+    expect(await b.coordination.journal.list()).toEqual([entry]);
+
+    await a.coordination.close();
+    await sleep(LEASE_MS + 100);
+    expect(await b.coordination.journal.pending()).toEqual([entry]);
+    await b.coordination.journal.adopt('task_1');
+    expect(await b.coordination.journal.pending()).toEqual([]);
+    await b.coordination.journal.clear('task_1');
+    expect(await b.coordination.journal.list()).toEqual([]);
+  });
+
+  it('a stalled Redis: each call falls back within commandTimeoutMs, one warning for the outage, one when it is back', async () => {
+    const a = await instance();
+    const b = await instance();
+    await raw.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+    const started = Date.now();
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true); // per-process dedupe
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 150);
+    const next = Date.now();
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(false); // no wait: known down
+    expect(await a.coordination.leases.hold('task_2')).toBe(true); // poll locally
+    expect('release' in (await a.coordination.budget(5).take(Date.now()))).toBe(true);
+    expect(Date.now() - next).toBeLessThan(50);
+    await expect(a.coordination.journal.pending()).rejects.toThrow(/The journal is on Redis, which cannot be reached now/);
+    expect(a.warnings).toEqual([expect.stringMatching(/^\[omnimedia\] Redis is unavailable \(no answer within 200 ms\)/)]);
+
+    await until(() => recovered(a.warnings) && recovered(b.warnings), 5_000, 'Redis back');
+    expect(a.warnings).toHaveLength(2);
+    expect(await a.coordination.dedupe.claim('task_3:completed')).toBe(true);
+    expect(await b.coordination.dedupe.claim('task_3:completed')).toBe(false); // shared again
+  });
+
+  it('Redis gone and back: no rejection escapes, and sharing resumes when it returns', async () => {
+    const a = await instance();
+    const b = await instance();
+    await server.stop();
+    a.coordination.events.publish({ task_id: 'task_1', status: 'completed' } as never);
+    a.coordination.leases.release('task_1');
+    expect(await a.coordination.dedupe.claim('k')).toBe(true);
+    expect(await a.coordination.uploads.get('sha:abc')).toBeUndefined();
+    expect(await a.coordination.durations.get('omni-image')).toBeUndefined();
+    expect(a.warnings).toHaveLength(1);
+    await server.start();
+    await until(() => recovered(a.warnings) && recovered(b.warnings), 10_000, 'both instances to see Redis back');
+    await raw.connect().catch(() => {});
+    await subscribers(2);
+    const heard: string[] = [];
+    b.coordination.events.subscribe('task_9', (task) => heard.push(task.status));
+    a.coordination.events.publish({ task_id: 'task_9', status: 'failed', error: { code: 'x', message: 'y' } } as never);
+    for (let i = 0; i < 50 && heard.length === 0; i++) await sleep(10);
+    expect(heard).toEqual(['failed']);
+  }, 20_000);
+
+  it('close() closes the one connection it opened, never the caller’s client', async () => {
+    const connections = async () => String(await raw.sendCommand(['CLIENT', 'LIST'])).trim().split('\n').length;
+    const before = await connections();
+    const a = await instance();
+    await subscribers(1);
+    expect(await connections()).toBe(before + 2); // the caller's client and our subscriber
+    await a.coordination.close();
+    await sleep(100);
+    expect(await connections()).toBe(before + 1);
+    const ping = kind === 'ioredis' ? (a.redis as Redis).ping() : (a.redis as unknown as ReturnType<typeof createClient>).ping();
+    expect(await ping).toBe('PONG');
+  });
+});
