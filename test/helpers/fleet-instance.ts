@@ -1,4 +1,4 @@
-// One instance of a fleet, in a child process of its own (test/redis/fleet.test.ts, the fleet
+// One instance of a fleet, in a child process of its own (test/redis/fleet-suite.ts, the fleet
 // bench): its own Redis client and coordination, its own OmniMedia client and its own
 // nodeHandler server, driven by the parent over IPC. Run with
 // `node --import test/helpers/omnimedia-from-src.mjs test/helpers/fleet-instance.ts`.

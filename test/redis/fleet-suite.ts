@@ -1,0 +1,135 @@
+// Many instances, one truth: child processes (each its own Redis client, coordination,
+// OmniMedia client and nodeHandler server) share a real redis-server and the mock service.
+// Both Redis clients (node-redis, ioredis) run the same suite, each from a file of its own so
+// that the two run side by side. Real time: processes, sockets
+// and Redis are the subject here.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, FleetInstance, peakInWindow, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
+import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import type { MockServer, MockService } from 'omnimedia/testing';
+
+/** The fleet suite, run by fleet-node-redis.test.ts and fleet-ioredis.test.ts (in parallel). */
+export function fleetSuite(redisClient: 'node-redis' | 'ioredis'): void {
+  describe.skipIf(!REDIS_AVAILABLE)(`a fleet on Redis (${redisClient})`, () => {
+    const redis = new RedisServer();
+    let server: MockServer;
+    let mock: MockService;
+    let log: LoggedRequest[];
+    const instances: FleetInstance[] = [];
+
+    const start = async (count: number, options: { maxPollsPerSecond?: number } = {}) => {
+      const started = await Promise.all(
+        Array.from({ length: count }, () => FleetInstance.start({ redisUrl: redis.url, redisClient, baseURL: server.url, ...options })),
+      );
+      instances.push(...started);
+      return started;
+    };
+
+    beforeAll(async () => {
+      await redis.start();
+      ({ server, mock, log } = await startLoggedMock({ pending: 200, image: 1_500 }));
+    }, 60_000);
+    afterEach(async () => {
+      await Promise.all(instances.splice(0).map((i) => i.close()));
+      redis.flush();
+      log.length = 0;
+    });
+    afterAll(async () => {
+      await server.close();
+      await redis.stop();
+    });
+
+    it('a callback handled by instance A ends instance B’s wait within 100 ms, with no further query; a later wait needs none', async () => {
+      const [a, b, c] = await start(3);
+      const [id] = await a!.submit(1, true);
+      // B waits by id: a first query at once, the next 2.5 s later; the task ends at about 1.7 s.
+      await b!.wait([id!]);
+      const onTask = await a!.until((m) => m.event === 'onTask' && m.id === id);
+      const resolved = await b!.until((m) => m.event === 'resolved' && m.id === id);
+      expect((resolved.at as number) - (onTask.at as number)).toBeLessThan(100);
+      expect(taskQueries(log, id).length).toBeLessThanOrEqual(2); // B's first query, A's handler verifying
+      const before = taskQueries(log, id).length;
+      await c!.wait([id!]);
+      await c!.until((m) => m.event === 'resolved' && m.id === id);
+      expect(taskQueries(log, id).length).toBe(before);
+    }, 60_000);
+
+    it('one callback delivered to three instances runs onTask once', async () => {
+      const three = await start(3);
+      const [id] = await three[0]!.submit(1);
+      await eventually(() => (mock.task(id!) as { status?: string } | undefined)?.status === 'completed', 20_000, 'the task to complete');
+      const body = JSON.stringify(mock.task(id!));
+      const answers = await Promise.all(three.map((i) => fetch(i.callbackURL, { method: 'POST', body, headers: { 'content-type': 'application/json' } })));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask'))).toHaveLength(1);
+    }, 60_000);
+
+    it('three instances waiting on the same 100 tasks send at most 1.5 times the queries of one', async () => {
+      const [solo] = await start(1, { maxPollsPerSecond: 100 });
+      const soloIds = await solo!.submit(100);
+      const first = log.length;
+      await solo!.wait(soloIds);
+      await eventually(() => solo!.resolved().length === 100, 60_000, 'the solo waits');
+      const one = taskQueries(log.slice(first)).length;
+      await solo!.close();
+
+      const three = await start(3, { maxPollsPerSecond: 100 });
+      const ids = await three[0]!.submit(100);
+      const mark = log.length;
+      await Promise.all(three.map((i) => i.wait(ids)));
+      await eventually(() => three.every((i) => i.resolved().length === 100), 60_000, 'the fleet waits');
+      const fleet = taskQueries(log.slice(mark)).length;
+      expect(fleet).toBeLessThanOrEqual(1.5 * one);
+    }, 120_000);
+
+    it('three instances × 300 waits under a fleet cap of 20/s never exceed it at the service in any second', async () => {
+      const three = await start(3, { maxPollsPerSecond: 20 });
+      const ids = await Promise.all(three.map((i) => i.submit(300)));
+      const mark = log.length;
+      await Promise.all(three.map((i, n) => i.wait(ids[n]!, { initialDelay: 0 })));
+      await eventually(() => three.every((i) => i.resolved().length === 300), 180_000, 'every wait');
+      const queries = taskQueries(log.slice(mark));
+      expect(peakInWindow(queries)).toBeLessThanOrEqual(20);
+    }, 240_000);
+
+    it('SIGKILL an instance with 50 pending waits: another lists all 50 in pending() and gets every result; 50 submissions in all', async () => {
+      const [doomed, survivor] = await start(2);
+      const posts = () => log.filter((r) => r.method === 'POST' && r.path === '/v1/images/generations').length;
+      const before = posts();
+      const ids = await doomed!.submit(50);
+      await doomed!.wait(ids);
+      expect(await survivor!.pending()).toEqual([]); // its owner is alive
+      doomed!.kill();
+      let pending: string[] = [];
+      const deadline = Date.now() + 10_000;
+      while (pending.length < 50 && Date.now() < deadline) {
+        pending = await survivor!.pending();
+        if (pending.length < 50) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(new Set(pending)).toEqual(new Set(ids));
+      await survivor!.wait(pending);
+      await eventually(() => survivor!.resolved().length === 50, 60_000, 'the resumed waits');
+      expect(survivor!.resolved().every((m) => m.status === 'completed')).toBe(true);
+      expect(await survivor!.pending()).toEqual([]);
+      expect(posts() - before).toBe(50);
+    }, 120_000);
+
+    it('Redis stops mid-run: every wait still resolves; when it is back, sharing resumes', async () => {
+      const [a, b] = await start(2);
+      const ids = await a!.submit(20);
+      await b!.wait(ids);
+      await redis.stop();
+      await eventually(() => b!.resolved().length === 20, 60_000, 'the waits without Redis');
+      expect(b!.messages.some((m) => m.event === 'log' && /Redis is unavailable/.test(m.message ?? ''))).toBe(true);
+      await redis.start();
+      await eventually(() => b!.messages.some((m) => m.event === 'log' && /Redis is back/.test(m.message ?? '')), 20_000, 'Redis back');
+      // A wake-up across instances again.
+      const [id] = await a!.submit(1, true);
+      await b!.wait([id!]);
+      const onTask = await a!.until((m) => m.event === 'onTask' && m.id === id, 30_000);
+      const resolved = await b!.until((m) => m.event === 'resolved' && m.id === id, 30_000);
+      expect((resolved.at as number) - (onTask.at as number)).toBeLessThan(100);
+    }, 120_000);
+  });
+}
