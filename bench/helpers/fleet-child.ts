@@ -1,0 +1,51 @@
+// One instance of bench/suites/fleet.ts, in a process of its own: the built package's client
+// (shared coordination on Redis, or none), its own nodeHandler server on loopback. It submits
+// its share of the tasks with a callback_url, waits on each, and reports every wait's end.
+// argv: <baseURL> <count> <redisUrl | none>
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClient } from 'redis';
+import { OmniMedia } from 'omnimedia';
+import { redisCoordination } from 'omnimedia/redis';
+
+const [baseURL, countArg, redisUrl] = process.argv.slice(2) as [string, string, string];
+const count = Number(countArg);
+
+const redis = redisUrl === 'none' ? undefined : await createClient({ url: redisUrl }).connect();
+const coordination = redis ? redisCoordination(redis, { prefix: 'bench:' }) : undefined;
+const client = new OmniMedia({
+  apiKey: 'sk-bench',
+  baseURL,
+  // The same secret on every instance: a callback's token is good wherever it lands.
+  callbackSecret: 'fleet-bench-secret',
+  logLevel: 'off',
+  ...(coordination ? { coordination } : {}),
+});
+
+const server = createServer(client.callbacks.nodeHandler(() => {}));
+server.keepAliveTimeout = 30_000;
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+process.send?.({ event: 'ready', origin });
+
+// The parent says go once every instance has told its origin to the service.
+await new Promise((resolve) => process.once('message', resolve));
+const waits: Promise<void>[] = [];
+for (let i = 0; i < count; i++) {
+  const submission = client.images.generate({ model: 'omni-image', prompt: `fleet ${i}`, callback_url: `${origin}/cb` });
+  const { task_id } = await submission;
+  waits.push(
+    submission.wait({ timeout: 10 * 60_000 }).then(
+      () => void process.send?.({ event: 'resolved', id: task_id, at: Date.now() }),
+      (error: unknown) => void process.send?.({ event: 'rejected', id: task_id, error: String(error) }),
+    ),
+  );
+}
+await Promise.all(waits);
+process.send?.({ event: 'done' });
+await new Promise((resolve) => process.once('message', resolve));
+server.closeAllConnections();
+server.close();
+await coordination?.close();
+redis?.destroy();
+process.disconnect();
