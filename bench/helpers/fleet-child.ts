@@ -1,17 +1,26 @@
 // One instance of bench/suites/fleet.ts, in a process of its own: the built package's client
 // (shared coordination on Redis, or none), its own nodeHandler server on loopback. It submits
 // its share of the tasks with a callback_url, waits on each, and reports every wait's end.
-// argv: <baseURL> <count> <redisUrl | none>
+// argv: <baseURL> <count> <redisUrl | none> <verify: true | false>
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
 import { OmniMedia } from 'omnimedia';
 import { redisCoordination } from 'omnimedia/redis';
 
-const [baseURL, countArg, redisUrl] = process.argv.slice(2) as [string, string, string];
+const [baseURL, countArg, redisUrl, verifyArg] = process.argv.slice(2) as [string, string, string, string];
 const count = Number(countArg);
 
 const redis = redisUrl === 'none' ? undefined : await createClient({ url: redisUrl }).connect();
+// Every command the coordination sends is one round trip to Redis: count them.
+let roundTrips = 0;
+if (redis) {
+  const send = redis.sendCommand.bind(redis);
+  (redis as { sendCommand: unknown }).sendCommand = (...args: Parameters<typeof send>) => {
+    roundTrips++;
+    return send(...args);
+  };
+}
 const coordination = redis ? redisCoordination(redis, { prefix: 'bench:' }) : undefined;
 const client = new OmniMedia({
   apiKey: 'sk-bench',
@@ -22,7 +31,7 @@ const client = new OmniMedia({
   ...(coordination ? { coordination } : {}),
 });
 
-const server = createServer(client.callbacks.nodeHandler(() => {}));
+const server = createServer(client.callbacks.nodeHandler(() => {}, { verify: verifyArg === 'true' }));
 server.keepAliveTimeout = 30_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -42,7 +51,7 @@ for (let i = 0; i < count; i++) {
   );
 }
 await Promise.all(waits);
-process.send?.({ event: 'done' });
+process.send?.({ event: 'done', roundTrips });
 await new Promise((resolve) => process.once('message', resolve));
 server.closeAllConnections();
 server.close();

@@ -20,11 +20,14 @@ import type { TaskResult } from '../schemas/task.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { driverOf, replyList, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
 import { Outage } from './outage.ts';
-import { BUDGET_RELEASE, BUDGET_TAKE, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE, LEASE_RENEW } from './scripts.ts';
+import { BUDGET_RELEASE, BUDGET_TAKE, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
 
 const DAY_MS = 24 * 3_600_000;
 const MAX_HOLD_MS = 5_000;
 const WINDOW_MS = 1_000;
+// A lease lives as long as its holder's liveness key; the lease key's own expiry only collects
+// leases nobody released, and is renewed at every hold (before each query: gaps are 30 s at most).
+const LEASE_KEY_TTL_MS = 120_000;
 
 /**
  * The state a fleet shares, on Redis, through your own client (node-redis >= 5, connected, or
@@ -57,6 +60,8 @@ class RedisCoordination implements Coordination {
   readonly #outage: Outage;
   readonly #local = new MemoryTaskEvents();
   readonly #held = new Set<string>();
+  /** Leases given up whose release has not reached Redis yet (it was down): sent again at each heartbeat. */
+  readonly #unreleased = new Set<string>();
   readonly leases: Coordination['leases'];
   readonly #timer: ReturnType<typeof setInterval>;
   /** The pub/sub connection; `undefined` when it must be (re)made. */
@@ -79,9 +84,12 @@ class RedisCoordination implements Coordination {
       hold: (taskId: string): Promise<boolean> =>
         this.#outage.run(
           async () => {
-            const held = Number(await this.#command('EVAL', LEASE_HOLD, 1, this.#key(`lease:${taskId}`), this.instanceId, this.#leaseMs)) === 1;
-            if (held) this.#held.add(taskId);
-            else this.#held.delete(taskId);
+            const lease = this.#key(`lease:${taskId}`);
+            const held = Number(await this.#command('EVAL', LEASE_HOLD, 1, lease, this.instanceId, this.#key('instance:'), LEASE_KEY_TTL_MS)) === 1;
+            if (held) {
+              this.#held.add(taskId);
+              this.#unreleased.delete(taskId);
+            } else this.#held.delete(taskId);
             return held;
           },
           // Redis down: poll locally, as a single process would.
@@ -89,7 +97,8 @@ class RedisCoordination implements Coordination {
         ),
       release: (taskId: string): void => {
         if (!this.#held.delete(taskId)) return;
-        this.#outage.fire(() => this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId));
+        this.#unreleased.add(taskId);
+        this.#releaseLeases();
       },
     };
 
@@ -121,17 +130,33 @@ class RedisCoordination implements Coordination {
     });
   }
 
-  /** This instance is alive; its leases are kept; while Redis is down, look for it. */
+  /**
+   * This instance is alive, and so are its leases and its journal entries (they name it); while
+   * Redis is down, look for it, and beat at once when it is back.
+   */
   #heartbeat(): void {
     if (this.#closed) return;
     if (this.#outage.down) {
-      void this.#outage.probe(() => this.#command('PING'));
+      void this.#outage.probe(() => this.#command('PING')).then(() => this.#outage.down || this.#heartbeat());
       return;
     }
     if (!this.#subscription) this.#subscribe();
     this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
-    if (this.#held.size > 0)
-      this.#outage.fire(() => this.#command('EVAL', LEASE_RENEW, this.#held.size, ...[...this.#held].map((id) => this.#key(`lease:${id}`)), this.instanceId, this.#leaseMs));
+    this.#releaseLeases();
+  }
+
+  /** Send the releases not yet sent; one Redis failed stays for the next heartbeat. */
+  #releaseLeases(): void {
+    for (const taskId of this.#unreleased) {
+      if (this.#held.has(taskId)) {
+        this.#unreleased.delete(taskId);
+        continue;
+      }
+      this.#outage.fire(async () => {
+        await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId);
+        this.#unreleased.delete(taskId);
+      });
+    }
   }
 
   #onMessage(message: string): void {

@@ -33,25 +33,21 @@ redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
-/** Take the lease KEYS[1] for ARGV[1], or keep it: 1 when ARGV[1] holds it. */
+/**
+ * Take the lease KEYS[1] for the instance ARGV[1], or keep it: 1 when ARGV[1] holds it. A lease
+ * names its holder and lives as long as the holder does (its liveness key ARGV[2]..holder, which
+ * the holder's heartbeat renews), so keeping 10,000 leases costs a heartbeat nothing more; the
+ * key's own expiry (ARGV[3] ms) only collects leases nobody released.
+ */
 export const LEASE_HOLD = `local holder = redis.call('GET', KEYS[1])
-if holder == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-elseif holder == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if holder == ARGV[1] or holder == false or redis.call('EXISTS', ARGV[2] .. holder) == 0 then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
   return 1
 end
 return 0`;
 
 /** Give up the lease KEYS[1] if ARGV[1] holds it. */
 export const LEASE_RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 1`;
-
-/** Keep every lease in KEYS that ARGV[1] holds, for ARGV[2] ms. */
-export const LEASE_RENEW = `for _, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then redis.call('PEXPIRE', key, ARGV[2]) end
-end
 return 1`;
 
 /** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */

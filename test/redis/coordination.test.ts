@@ -19,6 +19,16 @@ async function until(condition: () => boolean, ms: number, what: string): Promis
   }
 }
 const LEASE_MS = 300;
+
+/** While `on`, every command of the caller's client fails at once, as on a cut network (its subscriber is spared). */
+function cutOff(redis: RedisClientLike): { on: boolean } {
+  const cut = { on: false };
+  const client = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const method = 'call' in client ? 'call' : 'sendCommand';
+  const send = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
+  client[method] = (...args: unknown[]) => (cut.on ? Promise.reject(new Error('connection reset')) : send(...args));
+  return cut;
+}
 const TIMEOUT_MS = 200;
 
 describe('redisCoordination’s arguments', () => {
@@ -111,6 +121,35 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     b.coordination.leases.release('task_1');
     await sleep(50);
     expect(await raw.exists('test:lease:task_1')).toBe(0);
+  });
+
+  it('a heartbeat costs the same whatever the number of leases held: a lease lives as long as its holder', async () => {
+    const a = await instance();
+    await Promise.all(Array.from({ length: 500 }, (_, i) => a.coordination.leases.hold(`task_${i}`)));
+    const executed = async () => Number(/total_commands_processed:(\d+)/.exec(await raw.info('stats'))?.[1]);
+    const before = await executed();
+    await sleep(LEASE_MS * 3); // about 9 heartbeats
+    // Each heartbeat is one SET (its liveness key); renewing 500 leases would be 1,000 per beat.
+    expect((await executed()) - before).toBeLessThan(40);
+    const b = await instance();
+    expect(await b.coordination.leases.hold('task_499')).toBe(false);
+  });
+
+  it('a lease given up while Redis cannot be reached is released when it is back, not left to block the others', async () => {
+    const a = await instance();
+    const b = await instance();
+    const cut = cutOff(a.redis);
+    expect(await a.coordination.leases.hold('task_1')).toBe(true);
+    cut.on = true;
+    a.coordination.leases.release('task_1');
+    await until(() => a.warnings.length === 1, 2_000, 'the outage warning');
+    cut.on = false;
+    await until(() => recovered(a.warnings), 2_000, 'Redis back for A');
+    // A lives on (its heartbeat beats again), yet its lease is gone: B polls the task at once.
+    const back = Date.now();
+    while (!(await b.coordination.leases.hold('task_1'))) await sleep(20);
+    expect(Date.now() - back).toBeLessThan(LEASE_MS);
+    expect(await raw.exists(`test:instance:${a.coordination.instanceId}`)).toBe(1);
   });
 
   it('callback dedupe, the upload cache and learned durations are one for every instance', async () => {
