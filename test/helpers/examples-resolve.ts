@@ -6,6 +6,7 @@ import { registerHooks } from 'node:module';
 const src = (path: string) => new URL(`../../src/${path}`, import.meta.url).href;
 const targets: Record<string, string> = {
   omnimedia: src('index.ts'),
+  'omnimedia/redis': src('redis/index.ts'),
   'omnimedia/testing': src('testing/index.ts'),
   'omnimedia/testing/msw': src('testing/msw.ts'),
 };
