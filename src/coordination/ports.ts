@@ -82,7 +82,14 @@ export interface DurationsStore {
   add(kind: string, ms: number, keep: number): void | Promise<void>;
 }
 
-/** Hears news of one task; see `TaskEventBus`. */
+/**
+ * Hears news of one task; see `TaskEventBus`.
+ *
+ * @example
+ * ```ts
+ * const listener: TaskListener = (task) => console.log(task.task_id, task.status);
+ * ```
+ */
 export type TaskListener = (task: TaskResult) => void;
 
 /**
@@ -123,7 +130,15 @@ export interface TaskLeases {
   release(taskId: string): void | Promise<void>;
 }
 
-/** What `PollBudget.take` grants: a query may start now (call `release` at its answer), or not before `retryAt`. */
+/**
+ * What `PollBudget.take` grants: a query may start now (call `release` at its answer), or not before `retryAt`.
+ *
+ * @example
+ * ```ts
+ * const grant: PollGrant = await budget.take(Date.now());
+ * if ('retryAt' in grant) setTimeout(tryAgain, grant.retryAt - Date.now());
+ * ```
+ */
 export type PollGrant = { release: () => void } | { retryAt: number };
 
 /**
@@ -156,6 +171,7 @@ export interface PollBudget {
  * ```
  */
 export interface JournalEntry {
+  /** The task, as the submission returned it. */
   task_id: string;
   /** What was submitted: `image_generation`, `image_edit`, `video_generation`, `video_edit`. */
   kind: string;
@@ -197,11 +213,17 @@ export interface SubmissionJournal {
  * ```
  */
 export interface Coordination {
+  /** The handlers' default dedupe store: `onTask` runs once per task and status across the fleet. */
   dedupe: CallbackDedupeStore;
+  /** The upload cache's store (the cache is on by default with a coordination). */
   uploads: UploadCacheStore;
+  /** What the fleet learned about how long tasks take. */
   durations: DurationsStore;
+  /** News of ended tasks, heard by every instance's waits; kept for the waits that start later. */
   events: TaskEventBus;
+  /** Accepted submissions whose result has not been seen: what `tasks.pending()` reads. */
   journal: SubmissionJournal;
+  /** Who polls a task that several instances wait on. */
   leases: TaskLeases;
   /** The fleet's query budget for a cap (every client of a fleet is given the same cap). */
   budget(maxPerSecond: number): PollBudget;

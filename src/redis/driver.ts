@@ -6,9 +6,19 @@
 
 import { ValidationError } from '../errors.ts';
 
-/** A connected node-redis client (v5 and later), by shape. */
+/**
+ * A connected node-redis client (v5 and later), by shape.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * const redis: NodeRedisLike = await createClient({ url: process.env.REDIS_URL }).connect();
+ * ```
+ */
 export interface NodeRedisLike {
+  /** One command, as words: what the coordination sends. */
   sendCommand(args: string[]): Promise<unknown>;
+  /** A new connection like this one: the coordination's own, for pub/sub. */
   duplicate(): NodeRedisLike & {
     connect(): Promise<unknown>;
     subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
@@ -18,9 +28,19 @@ export interface NodeRedisLike {
   };
 }
 
-/** An ioredis instance, by shape. */
+/**
+ * An ioredis instance, by shape.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * const redis: IoRedisLike = new Redis(process.env.REDIS_URL);
+ * ```
+ */
 export interface IoRedisLike {
+  /** One command: what the coordination sends. */
   call(command: string, ...args: string[]): Promise<unknown>;
+  /** A new connection like this one: the coordination's own, for pub/sub. */
   duplicate(): IoRedisLike & {
     subscribe(channel: string): Promise<unknown>;
     on(event: 'message', listener: (channel: string, message: string) => void): unknown;
@@ -29,7 +49,15 @@ export interface IoRedisLike {
   };
 }
 
-/** The caller's Redis client: node-redis (connected) or ioredis. */
+/**
+ * The caller's Redis client: node-redis (connected) or ioredis.
+ *
+ * @example
+ * ```ts
+ * const redis: RedisClientLike = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const coordination = redisCoordination(redis);
+ * ```
+ */
 export type RedisClientLike = NodeRedisLike | IoRedisLike;
 
 /** A pub/sub connection of the coordination's own. */
