@@ -3,6 +3,7 @@
 // callback POSTed, when the task ends, to a random instance of the fleet: the submission's
 // callback_url path and query (its token) on the origin of one of the instances given by
 // POST /__instances. GET /__stats reports the queries and the deliveries.
+import { peakInWindow } from '../lib/peak-window.ts';
 import { createServer, request } from 'node:http';
 
 const MIN_MS = Number(process.env.MIN_MS ?? 5_000);
@@ -18,16 +19,6 @@ const arrivals: number[] = [];
 const deliveries: { id: string; to: number; at: number; status: number }[] = [];
 let origins: string[] = [];
 let seq = 0;
-
-function peakInWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let peak = 0;
-  for (let lo = 0, hi = 0; hi < sorted.length; hi++) {
-    while ((sorted[hi] as number) - (sorted[lo] as number) >= windowMs) lo++;
-    peak = Math.max(peak, hi - lo + 1);
-  }
-  return peak;
-}
 
 function result(id: string, task: Task): Record<string, unknown> {
   const created_at = Math.floor(task.createdAt / 1000);

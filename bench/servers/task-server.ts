@@ -2,22 +2,13 @@
 // so that its work does not share the event loop of the client under test. POST /__setup
 // creates tasks that complete at random times within DURATION_MS; every task query's arrival
 // is logged, and GET /__stats reports the peak rate.
+import { peakInWindow } from '../lib/peak-window.ts';
 import { createServer } from 'node:http';
 
 const MAX_DURATION_MS = Number(process.env.DURATION_MS ?? 20_000);
 const tasks = new Map<string, { createdAt: number; doneAt: number }>();
 const arrivals: number[] = [];
 let seq = 0;
-
-function peakInWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let peak = 0;
-  for (let lo = 0, hi = 0; hi < sorted.length; hi++) {
-    while ((sorted[hi] as number) - (sorted[lo] as number) >= windowMs) lo++;
-    peak = Math.max(peak, hi - lo + 1);
-  }
-  return peak;
-}
 
 function peakPerSecond(times: number[]): number {
   const buckets = new Map<number, number>();

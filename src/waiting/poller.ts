@@ -14,11 +14,10 @@ import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts'
 const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
 const MAX_CLOCK_SKEW_MS = 60_000;
 
-/** What the poller needs to wait for one task: the task, and the ports it waits through. */
-export interface PollTarget extends WaitContext {
-  taskId: string;
-  /** One query of the task, one request (the poller does its own retrying). */
-  retrieve(signal: AbortSignal): Promise<TaskResult>;
+/** The ports a client's waits go through. */
+export interface WaitPorts {
+  /** One query of a task (no retries: the poller does its own). */
+  retrieve(taskId: string, signal: AbortSignal): Promise<TaskResult>;
   scheduler: PollScheduler;
   events: TaskEventBus;
   durations: TaskDurations;
@@ -27,6 +26,13 @@ export interface PollTarget extends WaitContext {
   /** On a fleet: who polls the task (the others listen). */
   leases?: TaskLeases | undefined;
   logger?: Logger | undefined;
+}
+
+/** What the poller needs to wait for one task: the task, and the ports it waits through. */
+export interface PollTarget extends WaitContext, Omit<WaitPorts, 'retrieve'> {
+  taskId: string;
+  /** One query of the task, one request (the poller does its own retrying). */
+  retrieve(signal: AbortSignal): Promise<TaskResult>;
 }
 
 /** What a submission tells the wait that follows it. */
@@ -39,17 +45,6 @@ export interface WaitContext {
   durationKey?: string | undefined;
 }
 
-/** The ports a client's waits go through: everything in a `PollTarget` but the task. */
-export interface WaitPorts {
-  /** One query of a task (no retries: the poller does its own). */
-  retrieve(taskId: string, signal: AbortSignal): Promise<TaskResult>;
-  scheduler: PollScheduler;
-  events: TaskEventBus;
-  durations: TaskDurations;
-  journal?: SubmissionJournal | undefined;
-  leases?: TaskLeases | undefined;
-  logger?: Logger | undefined;
-}
 
 /** The poll target of one task on a client's ports. */
 export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {

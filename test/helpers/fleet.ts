@@ -2,10 +2,11 @@
 // logged (the budget and query counts are read at the service), and instances in child
 // processes (test/helpers/fleet-instance.ts) driven over IPC.
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { WaitOptions } from 'omnimedia';
 import { createMockService, startMockServer, type MockDurations, type MockServer, type MockService } from 'omnimedia/testing';
+import { peakInWindow } from '../../bench/lib/peak-window.ts';
+import { freePort } from './redis-server.ts';
 
 const HOOK = fileURLToPath(new URL('./omnimedia-from-src.mjs', import.meta.url));
 const INSTANCE = fileURLToPath(new URL('./fleet-instance.ts', import.meta.url));
@@ -14,14 +15,6 @@ export interface LoggedRequest {
   method: string;
   path: string;
   at: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The mock service, every request it answers logged with the time it arrived. */
@@ -46,15 +39,7 @@ export const taskQueries = (log: LoggedRequest[], id?: string) =>
   log.filter((r) => r.method === 'GET' && r.path.startsWith('/v1/tasks/') && (id === undefined || r.path.endsWith(`/${id}`)));
 
 /** The most requests that arrived within any window of `ms`. */
-export function peakInWindow(requests: LoggedRequest[], ms = 1_000): number {
-  const times = requests.map((r) => r.at).sort((a, b) => a - b);
-  let peak = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while ((times[i] as number) - (times[j] as number) >= ms) j++;
-    peak = Math.max(peak, i - j + 1);
-  }
-  return peak;
-}
+export const peakOfRequests = (requests: LoggedRequest[], ms = 1_000): number => peakInWindow(requests.map((r) => r.at), ms);
 
 export interface InstanceMessage {
   event: 'ready' | 'resolved' | 'rejected' | 'onTask' | 'log';

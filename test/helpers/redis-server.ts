@@ -12,7 +12,8 @@ if (!REDIS_AVAILABLE) {
   console.warn('fleet tests skipped: no redis-server on the PATH (apt-get install redis-server, then npm test)');
 }
 
-async function freePort(): Promise<number> {
+/** A port nobody listens on now, on loopback. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

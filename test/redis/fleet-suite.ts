@@ -4,7 +4,7 @@
 // that the two run side by side. Real time: processes, sockets
 // and Redis are the subject here.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, FleetInstance, peakInWindow, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
+import { eventually, FleetInstance, peakOfRequests, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 import type { MockServer, MockService } from 'omnimedia/testing';
 
@@ -90,7 +90,7 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis'): void {
       await Promise.all(three.map((i, n) => i.wait(ids[n]!, { initialDelay: 0 })));
       await eventually(() => three.every((i) => i.resolved().length === 300), 180_000, 'every wait');
       const queries = taskQueries(log.slice(mark));
-      expect(peakInWindow(queries)).toBeLessThanOrEqual(20);
+      expect(peakOfRequests(queries)).toBeLessThanOrEqual(20);
     }, 240_000);
 
     it('SIGKILL an instance with 50 pending waits: another lists all 50 in pending() and gets every result; 50 submissions in all', async () => {
