@@ -186,7 +186,7 @@ class RedisCoordination implements Coordination {
       this.#outage.run(
         async () => {
           const value = await this.#command('GET', this.#key(`upload:${key}`));
-          return typeof value === 'string' ? (JSON.parse(value) as CachedUpload) : undefined;
+          return storedJson<CachedUpload>(value);
         },
         () => this.#fallback.uploads.get(key),
       ),
@@ -234,7 +234,8 @@ class RedisCoordination implements Coordination {
       this.#outage.run(
         async () => {
           const value = await this.#command('GET', this.#key(`result:${taskId}`));
-          return typeof value === 'string' ? (JSON.parse(value) as TaskResult) : undefined;
+          const task = storedJson<TaskResult>(value);
+          return typeof task?.task_id === 'string' && typeof task.status === 'string' ? task : undefined;
         },
         () => undefined,
       ),
@@ -302,10 +303,25 @@ class RedisCoordination implements Coordination {
 }
 
 
-/** Journal entries from their JSON (the owner left out). */
+/**
+ * A value we stored as JSON, or `undefined` when it is not (absent, or written by something
+ * else under our prefix): a stranger's value is a miss, never an outage or a thrown SyntaxError.
+ */
+function storedJson<T extends object>(value: unknown): T | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === 'object' ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Journal entries from their JSON (the owner left out); what is not one is skipped. */
 function entries(values: string[]): JournalEntry[] {
-  return values.map((value) => {
-    const { task_id, kind, submitted_at } = JSON.parse(value) as JournalEntry;
-    return { task_id, kind, submitted_at };
+  return values.flatMap((value) => {
+    const entry = storedJson<Partial<JournalEntry>>(value);
+    if (typeof entry?.task_id !== 'string' || typeof entry.kind !== 'string' || typeof entry.submitted_at !== 'number') return [];
+    return [{ task_id: entry.task_id, kind: entry.kind, submitted_at: entry.submitted_at }];
   });
 }

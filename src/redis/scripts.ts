@@ -53,9 +53,11 @@ return 1`;
 /** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */
 export const JOURNAL_ADOPT = `local value = redis.call('HGET', KEYS[1], ARGV[1])
 if value then
-  local entry = cjson.decode(value)
-  entry.owner = ARGV[2]
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+  local ok, entry = pcall(cjson.decode, value)
+  if ok and type(entry) == 'table' then
+    entry.owner = ARGV[2]
+    redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
+  end
 end
 return 1`;
 
@@ -66,11 +68,14 @@ return 1`;
 export const JOURNAL_PENDING = `local all = redis.call('HGETALL', KEYS[1])
 local out = {}
 for i = 1, #all, 2 do
-  local entry = cjson.decode(all[i + 1])
-  if tonumber(entry.submitted_at) < tonumber(ARGV[2]) then
-    redis.call('HDEL', KEYS[1], all[i])
-  elseif redis.call('EXISTS', ARGV[1] .. entry.owner) == 0 then
-    table.insert(out, all[i + 1])
+  local ok, entry = pcall(cjson.decode, all[i + 1])
+  if ok and type(entry) == 'table' and type(entry.owner) == 'string' then
+    local at = tonumber(entry.submitted_at)
+    if at == nil or at < tonumber(ARGV[2]) then
+      redis.call('HDEL', KEYS[1], all[i])
+    elseif redis.call('EXISTS', ARGV[1] .. entry.owner) == 0 then
+      table.insert(out, all[i + 1])
+    end
   end
 end
 return out`;

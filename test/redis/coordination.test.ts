@@ -231,6 +231,19 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await b.coordination.journal.list()).toEqual([]);
   });
 
+  it('values under the prefix that it did not write are misses: no thrown SyntaxError, no outage', async () => {
+    const a = await instance();
+    await raw.hSet('test:journal', { junk: 'not json', also: '[1,2]', task_x: '{"task_id":"task_x"}' });
+    await raw.set('test:result:task_1', '{oops');
+    await raw.set('test:upload:sha:abc', '"just a string"');
+    expect(await a.coordination.journal.pending()).toEqual([]);
+    expect(await a.coordination.journal.list()).toEqual([]);
+    await a.coordination.journal.adopt('junk');
+    expect(await a.coordination.events.latest?.('task_1')).toBeUndefined();
+    expect(await a.coordination.uploads.get('sha:abc')).toBeUndefined();
+    expect(a.warnings).toEqual([]);
+  });
+
   it('a stalled Redis: each call falls back within commandTimeoutMs, one warning for the outage, one when it is back', async () => {
     const a = await instance();
     const b = await instance();
