@@ -350,3 +350,44 @@ describe('watchTask', () => {
     expect(seen).toEqual(['failed']);
   });
 });
+
+describe('a shared store that never answers (a fleet whose Redis hangs)', () => {
+  const never = <T>() => new Promise<T>(() => {});
+  /** A fleet target whose lease, stored result and learned durations all hang. */
+  const hungFleet = (retrieve: PollTarget['retrieve']): PollTarget => ({
+    ...target(retrieve, {
+      durationKey: 'omni-video',
+      durations: new TaskDurations({ get: () => never(), add: () => {} }),
+      leases: { ttlMs: 5_000, hold: () => never(), release: () => {} },
+    }),
+    events: { publish: () => {}, subscribe: () => () => {}, latest: () => never() },
+  });
+  const settledWithin = async (pending: Promise<unknown>) => {
+    let settled: unknown = 'pending';
+    pending.then(
+      (value) => (settled = value),
+      (error: unknown) => (settled = error),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    return settled;
+  };
+
+  it('does not delay an abort', async () => {
+    const task = scriptedTask(60_000);
+    const controller = new AbortController();
+    const done = waitForTask(hungFleet(task.retrieve), { signal: controller.signal });
+    await vi.advanceTimersByTimeAsync(10_000);
+    controller.abort(new Error('user left'));
+    expect(await settledWithin(done)).toMatchObject({ message: 'user left' });
+    expect(task.queries).toEqual([]);
+  });
+
+  it('does not delay the deadline', async () => {
+    const task = scriptedTask(60_000);
+    const done = waitForTask(hungFleet(task.retrieve), { timeout: 20_000 });
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(await settledWithin(done)).toBe('pending');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await settledWithin(done)).toBeInstanceOf(WaitTimeoutError);
+  });
+});
