@@ -152,6 +152,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       }
       return reject(500, 'handler_failed');
     }
+    if (store?.complete) settle(() => store.complete?.(key), logger);
     return { status: 200, body: { ok: true } };
   };
 }

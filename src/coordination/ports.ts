@@ -27,6 +27,11 @@ export interface CallbackDedupeStore {
   claim(key: string): boolean | Promise<boolean>;
   /** Forget `key`: `onTask` failed, so a redelivery must run it again. */
   release(key: string): void | Promise<void>;
+  /**
+   * Optional: `onTask` returned for `key`, which is now done for good. A store that marks a
+   * claim as in progress (so that a claim whose instance died can be taken again) uses it.
+   */
+  complete?(key: string): void | Promise<void>;
 }
 
 /**

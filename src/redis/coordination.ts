@@ -20,7 +20,7 @@ import type { TaskResult } from '../schemas/task.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { driverOf, replyList, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
 import { Outage } from './outage.ts';
-import { BUDGET_RELEASE, BUDGET_TAKE, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
+import { BUDGET_RELEASE, BUDGET_TAKE, DEDUPE_CLAIM, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
 
 const DAY_MS = 24 * 3_600_000;
 const MAX_HOLD_MS = 5_000;
@@ -171,8 +171,13 @@ class RedisCoordination implements Coordination {
   readonly dedupe = {
     claim: (key: string): Promise<boolean> =>
       this.#outage.run(
-        async () => (await this.#command('SET', this.#key(`dedupe:${key}`), '1', 'NX', 'PX', DAY_MS)) !== null,
+        async () => Number(await this.#command('EVAL', DEDUPE_CLAIM, 1, this.#key(`dedupe:${key}`), this.instanceId, this.#key('instance:'), DAY_MS)) === 1,
         () => this.#fallback.dedupe.claim(key),
+      ),
+    complete: (key: string): Promise<void> =>
+      this.#outage.run(
+        async () => void (await this.#command('SET', this.#key(`dedupe:${key}`), 'done', 'PX', DAY_MS)),
+        () => undefined,
       ),
     release: (key: string): Promise<void> =>
       this.#outage.run(

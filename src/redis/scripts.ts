@@ -50,6 +50,19 @@ return 0`;
 export const LEASE_RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
+/**
+ * Claim the delivery KEYS[1] for the instance ARGV[1]: 1 when it may run `onTask`. A claim
+ * names its instance until `onTask` has returned (then it says `done`); a claim whose instance
+ * died (its liveness key ARGV[2]..instance expired) is taken again, so a redelivery after a
+ * crash inside `onTask` runs it. Kept ARGV[3] ms.
+ */
+export const DEDUPE_CLAIM = `local holder = redis.call('GET', KEYS[1])
+if holder == false or (holder ~= 'done' and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. holder) == 0) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+  return 1
+end
+return 0`;
+
 /** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */
 export const JOURNAL_ADOPT = `local value = redis.call('HGET', KEYS[1], ARGV[1])
 if value then

@@ -152,6 +152,20 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await raw.exists(`test:instance:${a.coordination.instanceId}`)).toBe(1);
   });
 
+  it('a delivery claimed by an instance that died before onTask finished runs again on the next delivery; a finished one never does', async () => {
+    const a = await instance();
+    const b = await instance();
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true);
+    expect(await a.coordination.dedupe.claim('task_2:completed')).toBe(true);
+    await a.coordination.dedupe.complete?.('task_2:completed'); // onTask returned
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(false); // A is on it
+    await a.coordination.close(); // A dies inside onTask of task_1: the service's delivery to it fails
+    await sleep(LEASE_MS + 100);
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(true); // the redelivery runs onTask
+    expect(await b.coordination.dedupe.claim('task_2:completed')).toBe(false);
+    expect(await raw.pTTL('test:dedupe:task_2:completed')).toBeGreaterThan(23 * 3_600_000);
+  });
+
   it('callback dedupe, the upload cache and learned durations are one for every instance', async () => {
     const a = await instance();
     const b = await instance();

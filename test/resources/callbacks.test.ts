@@ -219,6 +219,23 @@ describe('callback handler behaviour', () => {
     expect([...keys.keys()]).toEqual(['t_shared\u0000completed']);
   });
 
+  it('tells a store that has complete() when onTask has finished, and not when it threw', async () => {
+    const done: string[] = [];
+    const released: string[] = [];
+    const store: CallbackDedupeStore = { claim: () => true, release: (key) => void released.push(key), complete: (key) => void done.push(key) };
+    const client = makeClient();
+    let fail = true;
+    const receiver = await mount('node', client, () => {
+      if (fail) throw new Error('db down');
+    }, { dedupe: store });
+    const task = service.complete(pending('t_done').task_id);
+    expect((await post(receiver.url, JSON.stringify(task))).status).toBe(500);
+    expect([done, released]).toEqual([[], ['t_done\u0000completed']]);
+    fail = false;
+    expect((await post(receiver.url, JSON.stringify(task))).status).toBe(200);
+    expect(done).toEqual(['t_done\u0000completed']);
+  });
+
   it('keeps the in-memory dedupe record bounded', () => {
     const store = new MemoryDedupeStore(3);
     for (const key of ['a', 'b', 'c', 'd']) expect(store.claim(key)).toBe(true);
