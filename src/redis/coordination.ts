@@ -14,6 +14,7 @@ import type {
   TaskListener,
 } from '../coordination/ports.ts';
 import { OmniMediaError } from '../errors.ts';
+import { BoundedMap } from '../internal/bounded-map.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
 import type { RedisCoordinationOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -28,6 +29,8 @@ const WINDOW_MS = 1_000;
 // A lease lives as long as its holder's liveness key; the lease key's own expiry only collects
 // leases nobody released, and is renewed at every hold (before each query: gaps are 30 s at most).
 const LEASE_KEY_TTL_MS = 120_000;
+/** A journal write made while Redis was down that is a clear. */
+const CLEARED = 'cleared';
 
 /**
  * The state a fleet shares, on Redis, through your own client (node-redis >= 5, connected, or
@@ -62,6 +65,8 @@ class RedisCoordination implements Coordination {
   readonly #held = new Set<string>();
   /** Leases given up whose release has not reached Redis yet (it was down): sent again at each heartbeat. */
   readonly #unreleased = new Set<string>();
+  /** Journal writes made while Redis was down (at most 10,000), sent when it is back. */
+  readonly #journalBacklog = new BoundedMap<string, JournalEntry | typeof CLEARED>(10_000);
   readonly leases: Coordination['leases'];
   readonly #timer: ReturnType<typeof setInterval>;
   /** The pub/sub connection; `undefined` when it must be (re)made. */
@@ -143,6 +148,7 @@ class RedisCoordination implements Coordination {
     if (!this.#subscription) this.#subscribe();
     this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
     this.#releaseLeases();
+    this.#flushJournal();
   }
 
   /** Send the releases not yet sent; one Redis failed stays for the next heartbeat. */
@@ -247,25 +253,45 @@ class RedisCoordination implements Coordination {
   };
 
   readonly journal = {
-    record: (entry: JournalEntry): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('HSET', this.#key('journal'), entry.task_id, JSON.stringify({ ...entry, owner: this.instanceId }))),
-        () => undefined,
-      ),
+    record: (entry: JournalEntry): Promise<void> => {
+      this.#journalBacklog.delete(entry.task_id);
+      return this.#outage.run(
+        async () => void (await this.#command('HSET', this.#key('journal'), entry.task_id, this.#journalValue(entry))),
+        // Redis down: written when it is back, so a crash after that still loses no task.
+        () => void this.#journalBacklog.set(entry.task_id, entry),
+      );
+    },
     adopt: (taskId: string): Promise<void> =>
       this.#outage.run(
         async () => void (await this.#command('EVAL', JOURNAL_ADOPT, 1, this.#key('journal'), taskId, this.instanceId)),
         () => undefined,
       ),
-    clear: (taskId: string): Promise<void> =>
-      this.#outage.run(
+    clear: (taskId: string): Promise<void> => {
+      this.#journalBacklog.delete(taskId);
+      return this.#outage.run(
         async () => void (await this.#command('HDEL', this.#key('journal'), taskId)),
-        () => undefined,
-      ),
+        () => void this.#journalBacklog.set(taskId, CLEARED),
+      );
+    },
     list: async (): Promise<JournalEntry[]> => entries(replyList(await this.#required(() => this.#command('HGETALL', this.#key('journal')))).filter((_, i) => i % 2 === 1)),
     pending: async (): Promise<JournalEntry[]> =>
       entries(replyList(await this.#required(() => this.#command('EVAL', JOURNAL_PENDING, 1, this.#key('journal'), this.#key('instance:'), Date.now() - DAY_MS)))),
   };
+
+  #journalValue(entry: JournalEntry): string {
+    return JSON.stringify({ ...entry, owner: this.instanceId });
+  }
+
+  /** Send the journal writes made while Redis was down; each leaves the backlog once Redis has it. */
+  #flushJournal(): void {
+    for (const [taskId, write] of [...this.#journalBacklog.entries()]) {
+      this.#outage.fire(async () => {
+        if (write === CLEARED) await this.#command('HDEL', this.#key('journal'), taskId);
+        else await this.#command('HSET', this.#key('journal'), taskId, this.#journalValue(write));
+        if (this.#journalBacklog.get(taskId) === write) this.#journalBacklog.delete(taskId);
+      });
+    }
+  }
 
   /** A read the caller must not get wrong: an `OmniMediaError` when Redis cannot answer. */
   async #required<T>(op: () => Promise<T>): Promise<T> {

@@ -245,6 +245,25 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await b.coordination.journal.list()).toEqual([]);
   });
 
+  it('journal writes made while Redis cannot be reached are sent when it is back: a crash after that loses no task', async () => {
+    const a = await instance();
+    const b = await instance();
+    const cut = cutOff(a.redis);
+    await a.coordination.journal.record({ task_id: 'task_0', kind: 'image_generation', submitted_at: Date.now() });
+    cut.on = true;
+    const entry = { task_id: 'task_1', kind: 'video_generation', submitted_at: Date.now() };
+    await a.coordination.journal.record(entry); // falls back: the submission still resolves
+    await a.coordination.journal.clear('task_0');
+    expect(a.warnings).toHaveLength(1);
+    cut.on = false;
+    await until(() => recovered(a.warnings), 2_000, 'Redis back for A');
+    for (let i = 0; i < 50 && (await b.coordination.journal.list()).length !== 1; i++) await sleep(20);
+    expect(await b.coordination.journal.list()).toEqual([entry]);
+    await a.coordination.close(); // A dies: B resumes its task
+    await sleep(LEASE_MS + 100);
+    expect(await b.coordination.journal.pending()).toEqual([entry]);
+  });
+
   it('values under the prefix that it did not write are misses: no thrown SyntaxError, no outage', async () => {
     const a = await instance();
     await raw.hSet('test:journal', { junk: 'not json', also: '[1,2]', task_x: '{"task_id":"task_x"}' });
