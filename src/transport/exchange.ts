@@ -1,4 +1,5 @@
 import { concatBytes } from '../internal/bytes.ts';
+import { raceAbort } from '../internal/race-abort.ts';
 
 /**
  * One HTTP exchange under one deadline and the caller's signal, from the connection to the
@@ -64,25 +65,7 @@ export class Exchange {
 
   /** `promise`, unless the exchange is cut short first: then its reason, at once. */
   race<T>(promise: Promise<T>): Promise<T> {
-    if (this.#ended) {
-      promise.catch(() => {});
-      return Promise.reject(this.#reason);
-    }
-    const signal = this.#controller.signal;
-    return new Promise<T>((resolve, reject) => {
-      const onEnd = () => reject(this.#reason);
-      signal.addEventListener('abort', onEnd, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onEnd);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onEnd);
-          reject(error);
-        },
-      );
-    });
+    return raceAbort(promise, this.#controller.signal, () => this.#reason);
   }
 
   /** Let go of the caller's signal and the timer. The exchange can no longer be cut short. */

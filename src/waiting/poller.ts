@@ -1,6 +1,7 @@
 import type { SubmissionJournal, TaskEventBus, TaskLeases } from '../coordination/ports.ts';
 import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
 import type { Logger } from '../internal/logger.ts';
+import { raceAbort } from '../internal/race-abort.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -68,28 +69,6 @@ export function lastFailReason(task: TaskResult): string | undefined {
   return failed.at(-1)?.fail_reason;
 }
 
-/**
- * `pending`, or the signal's reason the moment it aborts: a shared store that hangs (a fleet's
- * Redis paused) never delays an abort or a deadline by a moment.
- */
-function unlessStopped<T>(pending: T | Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(pending).then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
 
 /** Submission time from a task's `created_at` (seconds, or ms when that large), when plausible. */
@@ -148,10 +127,10 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
     settle(() => target.journal?.adopt(taskId));
     // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
     // Shared state that fails or hangs is no answer: the wait goes on, its stop still ends it.
-    const stored = events.latest ? await unlessStopped(events.latest(taskId), stop.signal).catch(() => undefined) : undefined;
+    const stored = events.latest ? await raceAbort(events.latest(taskId), stop.signal).catch(() => undefined) : undefined;
     if (stored && isTerminalStatus(stored.status)) interrupt({ kind: 'event', task: stored });
     const expected = () =>
-      origin === undefined || key === undefined ? undefined : unlessStopped(durations.expected(key), stop.signal).catch(() => undefined);
+      origin === undefined || key === undefined ? undefined : raceAbort(durations.expected(key), stop.signal).catch(() => undefined);
     // Right away for a task of unknown age (a wait by id); else `initialDelay` after
     // submission, which is now already when `.wait()` is called late.
     let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(await expected()));
@@ -163,7 +142,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
           // On a fleet one instance polls a task and the others listen; a listener looks
           // again within the lease time, and takes over when the poller is gone.
           await scheduler.wakeAt(nextAt, stop.signal);
-          if (!(await unlessStopped(leases.hold(taskId), stop.signal).catch(() => true))) {
+          if (!(await raceAbort(leases.hold(taskId), stop.signal).catch(() => true))) {
             nextAt = Date.now() + leases.ttlMs;
             continue;
           }
