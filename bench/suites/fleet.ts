@@ -3,6 +3,8 @@
 // Run twice against a fresh task service (bench/servers/fleet-task-server.ts): the instances
 // sharing one coordination on a local redis-server, and 4 independent clients. The service
 // counts the task queries; Redis counts its commands. Needs redis-server (Debian's package).
+// FLEET_SHARED_ONLY=1 runs the shared column alone; FLEET_COMMANDSTATS=1 prints Redis's
+// per-command counts (where the commands of a wait go).
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createClient } from 'redis';
