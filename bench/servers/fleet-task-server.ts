@@ -4,6 +4,7 @@
 // callback_url path and query (its token) on the origin of one of the instances given by
 // POST /__instances. GET /__stats reports the queries and the deliveries.
 import { peakInWindow } from '../lib/peak-window.ts';
+import { serveToParent } from '../lib/serve-to-parent.ts';
 import { createServer, request } from 'node:http';
 
 const MIN_MS = Number(process.env.MIN_MS ?? 5_000);
@@ -91,9 +92,4 @@ const server = createServer((req, res) => {
   json(404, { error: 'not found' });
 });
 
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
-});
-process.on('disconnect', () => server.close(() => process.exit(0)));
+serveToParent(server);

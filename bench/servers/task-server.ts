@@ -3,6 +3,7 @@
 // creates tasks that complete at random times within DURATION_MS; every task query's arrival
 // is logged, and GET /__stats reports the peak rate.
 import { peakInWindow } from '../lib/peak-window.ts';
+import { serveToParent } from '../lib/serve-to-parent.ts';
 import { createServer } from 'node:http';
 
 const MAX_DURATION_MS = Number(process.env.DURATION_MS ?? 20_000);
@@ -62,9 +63,4 @@ const server = createServer((req, res) => {
   json(404, { error: 'not found' });
 });
 
-server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
-});
-process.on('disconnect', () => server.close(() => process.exit(0)));
+serveToParent(server);

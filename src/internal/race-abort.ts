@@ -9,6 +9,8 @@ export function raceAbort<T>(pending: T | Promise<T>, signal: AbortSignal, reaso
     settled.catch(() => {});
     return Promise.reject(reason());
   }
+  // A value already there (an in-memory store's) has nothing to race: no listener per call.
+  if (!(pending instanceof Promise)) return settled;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(reason());
     signal.addEventListener('abort', onAbort, { once: true });

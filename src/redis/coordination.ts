@@ -103,7 +103,7 @@ class RedisCoordination implements Coordination {
       release: (taskId: string): void => {
         if (!this.#held.delete(taskId)) return;
         this.#unreleased.add(taskId);
-        this.#releaseLeases();
+        this.#sendRelease(taskId);
       },
     };
 
@@ -151,18 +151,20 @@ class RedisCoordination implements Coordination {
     this.#flushJournal();
   }
 
-  /** Send the releases not yet sent; one Redis failed stays for the next heartbeat. */
+  /** Send again the releases Redis has not taken yet (it was down). */
   #releaseLeases(): void {
     for (const taskId of this.#unreleased) {
-      if (this.#held.has(taskId)) {
-        this.#unreleased.delete(taskId);
-        continue;
-      }
-      this.#outage.fire(async () => {
-        await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId);
-        this.#unreleased.delete(taskId);
-      });
+      if (this.#held.has(taskId)) this.#unreleased.delete(taskId);
+      else this.#sendRelease(taskId);
     }
+  }
+
+  /** Give up one lease on Redis; it leaves `#unreleased` once Redis has taken it. */
+  #sendRelease(taskId: string): void {
+    this.#outage.fire(async () => {
+      await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId);
+      this.#unreleased.delete(taskId);
+    });
   }
 
   #onMessage(message: string): void {

@@ -46,7 +46,6 @@ export interface WaitContext {
   durationKey?: string | undefined;
 }
 
-
 /** The poll target of one task on a client's ports. */
 export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
   return { ...ports, ...context, taskId, retrieve: (signal) => ports.retrieve(taskId, signal) };
