@@ -124,10 +124,12 @@ export async function readBody(body: ReadableStream<Uint8Array> | null, exchange
 }
 
 /**
- * The body as a stream whose every read is raced against the exchange, with the deadline
- * restarted before each read (an idle timeout: a long download may take long, a stalled one
- * may not). A cut-short exchange errors the stream, even when nobody is reading (a slow disk
- * holding back the pipe), and cancels the source. The exchange is closed when the stream ends.
+ * The body as a stream whose every read is raced against the exchange, under an idle timeout
+ * that runs only while a read from the network is pending: started before each read, stopped
+ * when it returns, so a long download may take long and a slow consumer (a disk, a client on
+ * the other end of a pipe) may take its time, while a stalled server may not. A cut-short
+ * exchange errors the stream, even when nobody is reading, and cancels the source. The
+ * exchange is closed when the stream ends.
  */
 export function guardedBody(
   body: ReadableStream<Uint8Array> | null,
@@ -159,6 +161,8 @@ export function guardedBody(
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
           step = await exchange.race(reader.read());
+          // The network answered: the consumer's time until the next pull is not idleness.
+          exchange.restartDeadline(undefined, idleError);
         } catch (error) {
           finish();
           reader.cancel().catch(() => {});
