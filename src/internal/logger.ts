@@ -26,9 +26,25 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-/** Remove every occurrence of `secret` from `text`. */
+// A key this long never turns up in ordinary text by chance: every occurrence is the key, even
+// glued to other characters (a hostile echo). A shorter one ('test', as in testing examples)
+// does, inside words ('latest-task'): it is removed only where it stands as a token of its own.
+const ALWAYS_SECRET_LENGTH = 16;
+const isAlphanumeric = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
+
+/** Remove from `text` every occurrence of `secret` that could be the key (see above). */
 export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('[redacted]') : text;
+  if (!secret || !text.includes(secret)) return text;
+  if (secret.length >= ALWAYS_SECRET_LENGTH) return text.split(secret).join('[redacted]');
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length)) {
+    const end = at + secret.length;
+    const glued = isAlphanumeric(text[at - 1]) || isAlphanumeric(text[end]);
+    out += text.slice(from, at) + (glued ? secret : '[redacted]');
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /**
@@ -87,8 +103,4 @@ export function createLogger(target: Logger, level: LogLevel, secret: string | u
           target[name](`[omnimedia] ${redact(message, secret)}`, ...args.map((a) => redactValue(a, secret)))
       : () => {};
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), enabled };
-}
-
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && value in RANK;
 }

@@ -90,6 +90,31 @@ describe('the API key never leaks', () => {
   });
 });
 
+describe('a short key (a test key such as "test") is redacted where it could be the key, and only there', () => {
+  it('tasks.retrieve("latest-task") keeps its id in the message; an echoed "Bearer test" is still scrubbed', async () => {
+    recordRoute(server, 'get', '/v1/tasks/:id', HttpResponse.json({ error: 'no task latest-task for Bearer test' }, { status: 404 }));
+    const client = new OmniMedia({ apiKey: 'test', baseURL: BASE_URL });
+    const error = await client.tasks.retrieve('latest-task').catch((e: unknown) => e);
+    expect((error as Error).message).toBe('tasks.retrieve(latest-task) failed: 404 Not Found: no task latest-task for Bearer [redacted]');
+    expect((error as { body?: unknown }).body).toEqual({ error: 'no task latest-task for Bearer [redacted]' });
+  });
+
+  it('as a token of its own (quotes, spaces, =, :, -) it is scrubbed; inside a word it is not', () => {
+    const { out, logger } = capture();
+    const log = createLogger(logger, 'debug', 'test');
+    log.warn('key=test "test" test: contest testing tested latest-task my-test');
+    expect(out[0]).toContain('key=[redacted] "[redacted]" [redacted]: contest testing tested latest-task my-[redacted]');
+  });
+
+  it('a key of 16 characters or more is scrubbed wherever it shows, even glued to other characters', () => {
+    const { out, logger } = capture();
+    const log = createLogger(logger, 'debug', API_KEY);
+    log.warn(`x${API_KEY}y and ${API_KEY}`);
+    expect(out[0]).not.toContain(API_KEY);
+    expect(out[0]).toContain('x[redacted]y and [redacted]');
+  });
+});
+
 describe('createLogger', () => {
   it('drops lines below the level and scrubs messages, strings, errors and objects', () => {
     const { out, logger } = capture();
