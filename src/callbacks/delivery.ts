@@ -6,6 +6,8 @@
 import type { CallbackDedupeStore, SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
 import { CallbackError, NotFoundError, type CallbackErrorReason } from '../errors.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
+import { raceTimer } from '../internal/race-timer.ts';
+import { settle } from '../internal/settle.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
@@ -88,6 +90,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   }
   const store = settings.dedupe === false ? undefined : settings.dedupe === true ? ports.defaultDedupe() : settings.dedupe;
   const parseOptions = { maxBytes: settings.maxBytes };
+  const sharedStateFailed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${String((error as Error)?.message ?? error)}`);
   const reject = (status: number, reason: string, close?: true): Answer => ({
     status,
     body: { ok: false, reason },
@@ -102,10 +105,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     }
     let task: TaskResult;
     try {
-      const posted = await withinReadTimeout(
-        (async () => parseCallback(await body(), parseOptions))(),
-        readTimeout,
-      );
+      // The read goes on until the connection closes; its outcome no longer matters then.
+      const posted = await raceTimer((async () => parseCallback(await body(), parseOptions))(), readTimeout, (): typeof READ_TIMED_OUT => READ_TIMED_OUT);
       if (posted === READ_TIMED_OUT) {
         logger.info(`callback rejected: the body did not arrive within ${readTimeout} ms`);
         return reject(408, 'read_timeout', true);
@@ -138,8 +139,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     }
     // Only news we can trust reaches pending waits: verified, or carried by a checked token.
     if (verify || tokens) {
-      settle(() => ports.events.publish(task), logger);
-      if (isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), logger);
+      settle(() => ports.events.publish(task), sharedStateFailed);
+      if (isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), sharedStateFailed);
     }
     try {
       await onTask(task);
@@ -152,30 +153,9 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       }
       return reject(500, 'handler_failed');
     }
-    if (store?.complete) settle(() => store.complete?.(key), logger);
+    if (store?.complete) settle(() => store.complete?.(key), sharedStateFailed);
     return { status: 200, body: { ok: true } };
   };
 }
 
-const READ_TIMED_OUT = Symbol('read timed out');
-
-/** `reading`, or `READ_TIMED_OUT` when it has not settled within `ms`. */
-function withinReadTimeout<T>(reading: Promise<T>, ms: number): Promise<T | typeof READ_TIMED_OUT> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<typeof READ_TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(READ_TIMED_OUT), ms)));
-  // The read goes on until the connection closes; its outcome no longer matters.
-  reading.catch(() => {});
-  return Promise.race([reading, timedOut]).finally(() => clearTimeout(timer));
-}
-
-
-/** A write to shared state that must not fail the delivery: its failure is logged. */
-function settle(write: () => void | Promise<void> | undefined, logger: LevelledLogger): void {
-  const failed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${String((error as Error)?.message ?? error)}`);
-  try {
-    const pending = write();
-    if (pending) pending.catch(failed);
-  } catch (error) {
-    failed(error);
-  }
-}
+const READ_TIMED_OUT: unique symbol = Symbol('read timed out');

@@ -1,4 +1,5 @@
 import type { Logger } from '../internal/logger.ts';
+import { raceTimer } from '../internal/race-timer.ts';
 
 /**
  * Redis down or slow never costs a result: every call has a short timeout, and a call that
@@ -74,11 +75,8 @@ export class Outage {
   }
 
   #timed<T>(promise: Promise<T>): Promise<T> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    return raceTimer(promise, this.#timeoutMs, (): never => {
+      throw new Error(`no answer within ${this.#timeoutMs} ms`);
     });
-    promise.catch(() => {});
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 }

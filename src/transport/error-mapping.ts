@@ -14,6 +14,11 @@ import { redact, redactDeep, redactHeaders } from '../internal/logger.ts';
 import { toPlainData } from '../internal/plain-data.ts';
 import { parseRetryAfter } from './retry-policy.ts';
 
+/** The request id a response carries, if any. */
+export function requestIdOf(headers: Headers): string | undefined {
+  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+}
+
 const CLASS_BY_STATUS: Record<number, typeof APIError> = {
   400: BadRequestError,
   401: AuthenticationError,
@@ -74,7 +79,7 @@ export function apiErrorFromResponse(
     status,
     body,
     headers,
-    requestId: headers.get('x-request-id') ?? headers.get('request-id') ?? undefined,
+    requestId: requestIdOf(headers),
     taskId: context.taskId,
   };
   if (status === 429) {

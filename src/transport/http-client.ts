@@ -3,7 +3,7 @@
  * deadlines (exchange.ts), the retry policy (retry-policy.ts), the mapping of error statuses
  * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
  */
-import { apiErrorFromResponse } from './error-mapping.ts';
+import { apiErrorFromResponse, requestIdOf } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
@@ -295,11 +295,6 @@ export class HttpClient {
       taskId,
     });
   }
-}
-
-/** The request id a response carries, if any. */
-export function requestIdOf(headers: Headers): string | undefined {
-  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 }
 
 /** An answer's JSON as plain data (see `toPlainData`), or the `APIError` saying why it is not. */
