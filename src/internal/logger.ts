@@ -30,21 +30,13 @@ const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, deb
 // glued to other characters (a hostile echo). A shorter one ('test', as in testing examples)
 // does, inside words ('latest-task'): it is removed only where it stands as a token of its own.
 const ALWAYS_SECRET_LENGTH = 16;
-const isAlphanumeric = (char: string | undefined) => char !== undefined && /[\p{L}\p{N}]/u.test(char);
 
 /** Remove from `text` every occurrence of `secret` that could be the key (see above). */
 export function redact(text: string, secret: string | undefined): string {
   if (!secret || !text.includes(secret)) return text;
   if (secret.length >= ALWAYS_SECRET_LENGTH) return text.split(secret).join('[redacted]');
-  let out = '';
-  let from = 0;
-  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + secret.length)) {
-    const end = at + secret.length;
-    const glued = isAlphanumeric(text[at - 1]) || isAlphanumeric(text[end]);
-    out += text.slice(from, at) + (glued ? secret : '[redacted]');
-    from = end;
-  }
-  return out + text.slice(from);
+  const escaped = secret.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&');
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '[redacted]');
 }
 
 /**
