@@ -3,7 +3,7 @@ import { contentLength } from '../internal/content-length.ts';
 import type { DownloadOptions } from '../options.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
-import { toNodeWritable, toPath } from './node-targets.ts';
+import { checkTarget, toNodeWritable, toPath } from './node-targets.ts';
 import type { DownloadTarget } from './targets.ts';
 
 // Specifiers in variables so browser bundlers leave the Node-only branch alone.
@@ -51,6 +51,7 @@ export async function downloadOne(
   options: DownloadOptions,
 ): Promise<Blob | string | undefined> {
   const what = `files.download(${url})`;
+  await checkTarget(to, into !== undefined);
   const { response, body: content } = await http.open(url, {
     what,
     signal: options.signal,

@@ -9,6 +9,11 @@ function notInBrowser(): never {
   throw new ValidationError([{ path: 'to', message: 'a file path or a Node Writable works only in Node, Deno or Bun; omit `to` for a Blob, or give a WritableStream' }]);
 }
 
+/** Before any request: a path or a Node Writable is refused at once. */
+export async function checkTarget(to: unknown): Promise<void> {
+  if (typeof to === 'string' || (to !== undefined && !(to instanceof WritableStream))) notInBrowser();
+}
+
 export async function toNodeWritable(): Promise<void> {
   notInBrowser();
 }

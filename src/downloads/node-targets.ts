@@ -3,7 +3,8 @@
  * renamed at the end) or a Node `Writable`. Browser builds get node-targets.browser.ts instead
  * (see tsup.config.ts).
  */
-import type { NodeWritableLike } from './targets.ts';
+import { ValidationError } from '../errors.ts';
+import type { DownloadTarget, NodeWritableLike } from './targets.ts';
 
 const NODE_FS = 'node:fs';
 const NODE_FS_PROMISES = 'node:fs/promises';
@@ -14,6 +15,7 @@ const NODE_STREAM_PROMISES = 'node:stream/promises';
 type NodeModules = {
   fs: { createWriteStream(path: string, options?: { flags?: string }): NodeWritableLike };
   fsp: {
+    stat(path: string): Promise<{ isDirectory(): boolean }>;
     rename(from: string, to: string): Promise<void>;
     rm(path: string, options: { force: boolean }): Promise<void>;
     mkdir(path: string, options: { recursive: boolean }): Promise<unknown>;
@@ -30,6 +32,26 @@ async function node(): Promise<NodeModules> {
     [NODE_FS, NODE_FS_PROMISES, NODE_PATH, NODE_STREAM, NODE_STREAM_PROMISES].map(importNode),
   );
   return { fs, fsp, path, Readable: stream.Readable, pipeline: streamPromises.pipeline } as NodeModules;
+}
+
+/**
+ * Before any request: a path target that cannot be what it is used as, a `ValidationError` that
+ * says what to do (it was a network error after the download). `directory`: the target is a
+ * task's directory; else one file's path.
+ */
+export async function checkTarget(to: DownloadTarget | undefined, directory: boolean): Promise<void> {
+  if (typeof to !== 'string') return;
+  const { fsp } = await node();
+  const found = await fsp.stat(to).catch(() => undefined);
+  if (!found || found.isDirectory() === directory) return;
+  throw new ValidationError([
+    {
+      path: 'to',
+      message: directory
+        ? `"${to}" is a file: give a directory for a task's outputs (or a function choosing each output's target)`
+        : `"${to}" is a directory: give a file path for one URL (or download the task, whose \`to\` is a directory)`,
+    },
+  ]);
 }
 
 /** Stream `body` into a Node `Writable`. */

@@ -43,12 +43,18 @@ export class AutoUploads {
       this.#pending.push({ placeholder, field: path, input: reference, rule, key });
       return placeholder;
     }
-    // A path where a URL goes is the commonest slip, and the service would answer it with a
-    // late 400: say what to do instead, before anything is sent.
-    if (key === 'url' && typeof reference === 'string' && reference !== '' && !URL.canParse(reference)) {
+    // A path where a URL or an upload id goes is the commonest slip, and the service would
+    // answer it with a late 400: say what to do instead, before anything is sent. An upload id
+    // is opaque, so only what is surely a path is refused: one that starts like a path (./,
+    // ../, /, ~/, C:\), has a backslash, or ends with a video's extension.
+    if (
+      typeof reference === 'string' &&
+      reference !== '' &&
+      (key === 'url' ? !URL.canParse(reference) : /^(\.{0,2}\/|~\/|[a-z]:[\\/])|\\|\.(mp4|mov|webm|m4v|mkv|avi)$/i.test(reference))
+    ) {
       this.#issues.push({
         path,
-        message: `must be an upload URL, not "${reference.slice(0, 80)}" (a string is never read as a path: pass fileFromPath(...) to upload a file)`,
+        message: `must be ${key === 'url' ? 'an upload URL' : 'a video upload id'}, not "${reference.slice(0, 80)}" (a string is never read as a path: pass fileFromPath(...) to upload a file)`,
       });
     }
     return resolveReference(reference as string | R, key as keyof R & string, path, this.#issues);

@@ -116,8 +116,13 @@ interface Opened {
   name?: string | undefined;
 }
 
-async function headOfBlob(blob: Blob): Promise<Uint8Array> {
-  return new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
+/** The first bytes of a Blob; one that cannot be read (a file changed on disk) is the caller's `ValidationError`. */
+async function headOfBlob(blob: Blob, field: string): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
+  } catch (error) {
+    throw new ValidationError([{ path: field, message: `cannot be read: ${String((error as Error)?.message ?? error)}` }]);
+  }
 }
 
 /**
@@ -171,7 +176,7 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     const blob = await openPath(path, field);
     return {
       source: { replayable: true, size: blob.size, open: () => openPath(path, field), read: () => readPath(path, field) },
-      head: await headOfBlob(blob),
+      head: await headOfBlob(blob, field),
       name: typeof input === 'string' ? fileName(path) : input.name,
     };
   }
@@ -179,13 +184,13 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
     const name = 'name' in input && typeof input.name === 'string' && input.name ? input.name : undefined;
     return {
       source: { replayable: true, size: input.size, open: async () => input, read: async () => readBlob(input) },
-      head: await headOfBlob(input),
+      head: await headOfBlob(input, field),
       name,
     };
   }
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
     const blob = new Blob([input as Uint8Array<ArrayBuffer>]);
-    return { source: { replayable: true, size: blob.size, open: async () => blob, read: async () => readBlob(blob) }, head: await headOfBlob(blob) };
+    return { source: { replayable: true, size: blob.size, open: async () => blob, read: async () => readBlob(blob) }, head: await headOfBlob(blob, field) };
   }
   if (input instanceof Response) {
     if (!input.ok)

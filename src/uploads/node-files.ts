@@ -20,13 +20,30 @@ interface FileHandleLike {
   close(): Promise<void>;
 }
 
+type FsPromises = {
+  open(path: string, flags: string): Promise<FileHandleLike>;
+  stat(path: string): Promise<{ isDirectory(): boolean }>;
+};
+const fsPromises = () => import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS_PROMISES) as Promise<FsPromises>;
+
+/** What went wrong with a path, said so that the caller knows what to do. */
+function unreadable(path: string, field: string, error: unknown): ValidationError {
+  const code = (error as { code?: string } | undefined)?.code;
+  const message =
+    code === 'ENOENT' || code === 'ENOTDIR'
+      ? `"${path}" was not found: check the path (relative paths start at ${process.cwd()})`
+      : code === 'EISDIR'
+        ? `"${path}" is a directory: give the path of a file`
+        : code === 'EACCES' || code === 'EPERM'
+          ? `"${path}" cannot be read: permission denied`
+          : `cannot read "${path}": ${code ?? (error as Error | undefined)?.message ?? String(error)}`;
+  return new ValidationError([{ path: field, message }]);
+}
+
 /** A file read from disk a chunk at a time, on demand; the handle closes at the end or on cancel. */
 export async function readPath(path: string, field: string): Promise<ReadableStream<Uint8Array>> {
-  const fsp = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS_PROMISES)) as {
-    open(path: string, flags: string): Promise<FileHandleLike>;
-  };
-  const handle = await fsp.open(path, 'r').catch((error: unknown) => {
-    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${(error as { code?: string }).code ?? (error as Error).message}` }]);
+  const handle = await (await fsPromises()).open(path, 'r').catch((error: unknown) => {
+    throw unreadable(path, field, error);
   });
   let position = 0;
   let closed = false;
@@ -59,17 +76,20 @@ export async function readPath(path: string, field: string): Promise<ReadableStr
   );
 }
 
-/** The file at `path` as a Blob that reads lazily (`fs.openAsBlob`). */
+/**
+ * The file at `path` as a Blob that reads lazily (`fs.openAsBlob`). A path that is no readable
+ * file is a `ValidationError` saying which way (openAsBlob alone reports a missing file as
+ * ERR_INVALID_ARG_VALUE, and a directory only when read, as a DOMException).
+ */
 export async function openPath(path: string, field: string): Promise<Blob> {
   const fs = (await import(/* @vite-ignore */ /* webpackIgnore: true */ NODE_FS)) as {
     openAsBlob(path: string): Promise<Blob>;
   };
   try {
-    // openAsBlob reads lazily: the file is not loaded into memory here, nor when sent. It
-    // throws at once (not a rejection) for a missing file.
+    if ((await (await fsPromises()).stat(path)).isDirectory()) throw Object.assign(new Error('a directory'), { code: 'EISDIR' });
+    // openAsBlob reads lazily: the file is not loaded into memory here, nor when sent.
     return await fs.openAsBlob(path);
   } catch (error) {
-    const reason = (error as { code?: string }).code ?? (error as Error).message;
-    throw new ValidationError([{ path: field, message: `cannot read "${path}": ${reason}` }]);
+    throw unreadable(path, field, error);
   }
 }

@@ -76,7 +76,7 @@ describe('every input kind', () => {
   it('a missing path is a ValidationError naming it', async () => {
     const error = (await prepareFile(join(dir, 'nope.png'), IMAGE_UPLOAD_RULE).catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error.issues[0]?.message).toMatch(/cannot read ".*nope\.png"/);
+    expect(error.issues[0]?.message).toMatch(/".*nope\.png" was not found: check the path/);
   });
 
   it('a Blob (default name from the type) and a File (its name)', async () => {
