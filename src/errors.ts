@@ -306,9 +306,11 @@ export class WaitTimeoutError<Task = unknown> extends OmniMediaError {
   readonly lastTask: Task | undefined;
   declare taskId: string;
 
-  constructor(taskId: string, timeoutMs: number, lastTask: Task | undefined) {
+  /** @param cause the error of the last query, when it failed (a service that cannot be reached). */
+  constructor(taskId: string, timeoutMs: number, lastTask: Task | undefined, cause?: unknown) {
     super(`Task ${taskId} did not finish within ${timeoutMs} ms; wait again with client.tasks.wait('${taskId}')`, {
       taskId,
+      cause,
     });
     this.lastTask = lastTask;
   }

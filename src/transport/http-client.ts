@@ -284,7 +284,7 @@ export class HttpClient {
     if (error instanceof TypeError) {
       const reason = redact(socketReason(error), this.#config.apiKey);
       const message = failedBeforeSending(error)
-        ? `could not reach the service (${reason})`
+        ? `could not reach ${URL.canParse(request.path) ? new URL(request.path).origin : this.#config.baseURL} (${reason})`
         : sent
           ? `the connection was reset after ${sent.toLocaleString('en-US')} bytes were sent (${reason})`
           : `the connection failed (${reason})`;

@@ -6,7 +6,7 @@ import { settle } from '../internal/settle.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
-import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
+import { failedBeforeSending, isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
 import { Cadence } from './cadence.ts';
 import type { TaskDurations } from './durations.ts';
 import type { PollScheduler } from './scheduler.ts';
@@ -15,6 +15,8 @@ import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts'
 // A created_at this far from our clock is not trusted as the task's age.
 const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
 const MAX_CLOCK_SKEW_MS = 60_000;
+/** Queries in a row that could not connect before a wait warns that the service cannot be reached. */
+const UNREACHABLE_WARNING_AFTER = 3;
 
 /** The ports a client's waits go through. */
 export interface WaitPorts {
@@ -90,6 +92,9 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
   let last: TaskResult | undefined;
   let polls = 0;
   let failures = 0;
+  /** Queries in a row that could not connect, and the last query's error (the cause of a time-out). */
+  let unreachable = 0;
+  let lastFailure: unknown;
 
   // Everything that ends a wait early aborts `stop`, which ends the sleep or the request in
   // flight at once; `interruption` says why.
@@ -144,7 +149,8 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
         } finally {
           release();
         }
-        failures = 0;
+        failures = unreachable = 0;
+        lastFailure = undefined;
       } catch (error) {
         if (!interruption) {
           if (!isTransientInWait(error)) {
@@ -152,6 +158,13 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
             throw error;
           }
           failures++;
+          lastFailure = error;
+          // A wrong port or host looks like a slow task: say so early, once per wait.
+          unreachable = failedBeforeSending(error) ? unreachable + 1 : 0;
+          if (unreachable === UNREACHABLE_WARNING_AFTER)
+            target.logger?.warn(
+              `wait(${taskId}): ${unreachable} queries in a row could not connect (${(error as Error).message}): is baseURL right? The wait goes on until its deadline.`,
+            );
           // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
           const delay = transientDelay(error, failures);
           target.logger?.info(`wait(${taskId}): query failed (${(error as Error).message}); next query in ${Math.round(delay)} ms`);
@@ -163,7 +176,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
       if (task && isTerminalStatus(task.status)) news = task;
       if (!(task && isTerminalStatus(task.status)) && interruption) {
         if (interruption.kind === 'abort') throw signal?.reason;
-        if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last);
+        if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last, lastFailure);
         task = interruption.task;
       }
       if (!task) continue;

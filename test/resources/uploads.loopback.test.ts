@@ -203,7 +203,7 @@ describe('uploads over real HTTP (loopback)', () => {
     await new Promise((resolve) => closed.close(resolve));
     const source = Readable.from(chunksOf(mp4.bytes, 5 * MiB));
     const refused = new OmniMedia({ apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}` });
-    await expect(refused.uploads.video(source)).rejects.toThrow(/could not reach the service/);
+    await expect(refused.uploads.video(source)).rejects.toThrow(/could not reach http:\/\/127\.0\.0\.1:\d+\/ \(ECONNREFUSED\)/);
     await expect.poll(() => source.destroyed).toBe(true);
   });
 

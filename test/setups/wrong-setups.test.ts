@@ -81,3 +81,38 @@ describe('videos.edit with a path where the upload id goes', () => {
     expect(sent).toEqual(['https://api.test/v1/video/edits']);
   });
 });
+
+describe('a wait against a base URL where nothing listens', () => {
+  it('warns once the queries keep failing to connect, and times out with the last connection error as its cause', async () => {
+    const { vi } = await import('vitest');
+    const { APIConnectionError, WaitTimeoutError } = await import('../../src/index.ts');
+    vi.useFakeTimers();
+    try {
+      const warnings: string[] = [];
+      const refused = Object.assign(new TypeError('fetch failed'), {
+        cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+      });
+      const nowhere = new OmniMedia({
+        baseURL: 'http://127.0.0.1:9',
+        logger: { error() {}, info() {}, debug() {}, warn: (message: string) => void warnings.push(message) },
+        fetch: async () => {
+          throw refused;
+        },
+      });
+      const outcome = nowhere.tasks.wait('task_1', { timeout: 60_000 }).catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toBe(
+        '[omnimedia] wait(task_1): 3 queries in a row could not connect (tasks.retrieve(task_1): could not reach http://127.0.0.1:9/ (ECONNREFUSED)): is baseURL right? The wait goes on until its deadline.',
+      );
+      await vi.advanceTimersByTimeAsync(60_000);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(WaitTimeoutError);
+      expect((error as Error).cause).toBeInstanceOf(APIConnectionError);
+      expect(((error as Error).cause as Error).message).toMatch(/ECONNREFUSED/);
+      expect(warnings).toHaveLength(1); // once per wait, not per query
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -108,7 +108,7 @@ describe('connection failures on real sockets', () => {
     const { error } = await settle(client.images.generate({ model: 'm', prompt: 'p' }));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APITimeoutError);
-    expect((error as Error).message).toBe('images.generate: could not reach the service (ECONNREFUSED)');
+    expect((error as Error).message).toBe(`images.generate: could not reach http://127.0.0.1:${port}/ (ECONNREFUSED)`);
     expect(logs.lines.filter((l) => l.includes(' retry '))).toHaveLength(2);
   });
 
