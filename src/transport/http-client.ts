@@ -213,7 +213,13 @@ export class HttpClient {
     );
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
-      built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;
+      const building = request.json === undefined && request.body ? request.body() : undefined;
+      built = building && (await exchange.race(building).catch((error: unknown) => {
+        // Cut short while the body was being built: the body that comes later (a file it
+        // opened) is let go of, or it would stay open.
+        building.then((late) => late.release?.(), () => {}).catch(() => {});
+        throw error;
+      }));
       const headers = request.auth ? this.#headersWithKey : this.#headers;
       const init: Parameters<typeof send>[2] = { method: request.method, headers, signal: exchange.signal };
       if (request.json !== undefined) {
