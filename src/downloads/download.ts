@@ -3,7 +3,7 @@ import { contentLength } from '../internal/content-length.ts';
 import type { DownloadOptions } from '../options.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
-import { checkTarget, toNodeWritable, toPath } from './node-targets.ts';
+import { checkTarget, toNodeWritable, toPath, type Staged } from './node-targets.ts';
 import type { DownloadTarget } from './targets.ts';
 
 // Specifiers in variables so browser bundlers leave the Node-only branch alone.
@@ -40,7 +40,8 @@ function counted(body: ReadableStream<Uint8Array>, total: number | undefined, re
 /**
  * Download one file. Streamed, never buffered, when written to a path or a stream; a file that
  * fails half-way is removed. Sends no API key. `into`: a directory and the task's id, when the
- * file goes into a directory under a name of its own.
+ * file goes into a directory under a name of its own; `staged`: files are left beside their
+ * targets there, for the caller to rename together.
  */
 export async function downloadOne(
   http: HttpClient,
@@ -49,6 +50,7 @@ export async function downloadOne(
   to: DownloadTarget | undefined,
   into: { directory: string; taskId: string | undefined } | undefined,
   options: DownloadOptions,
+  staged?: Staged,
 ): Promise<Blob | string | undefined> {
   const what = `files.download(${url})`;
   await checkTarget(to, into !== undefined);
@@ -81,7 +83,7 @@ export async function downloadOne(
       return undefined;
     }
     const name = `${(into?.taskId ?? 'output').replace(/[^\w.-]/g, '_')}-${index}${extensionOf(url, response.headers.get('content-type'))}`;
-    return await toPath(body, to, into && name);
+    return await toPath(body, to, into && name, staged);
   } catch (error) {
     await body.cancel().catch(() => {});
     throw failed(error);

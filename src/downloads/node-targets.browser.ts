@@ -21,3 +21,10 @@ export async function toNodeWritable(): Promise<void> {
 export async function toPath(): Promise<string> {
   notInBrowser();
 }
+
+export async function settleStaged(): Promise<void> {
+  // Nothing is ever staged in a browser.
+}
+
+/** Never filled in a browser (see node-targets.ts). */
+export type Staged = [partial: string, target: string][];

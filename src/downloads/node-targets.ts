@@ -60,22 +60,34 @@ export async function toNodeWritable(body: ReadableStream<Uint8Array>, to: NodeW
   await pipeline(Readable.fromWeb(body), to);
 }
 
+/** Files written beside their targets, to be renamed into place together (a task's outputs: all or none). */
+export type Staged = [partial: string, target: string][];
+
 /**
  * Stream `body` to the file `to`, or to `name` inside the directory `to` when a name is given;
  * resolves with the path. Written beside the target and renamed at the end: a failed download
- * leaves nothing behind, and an older file of the same name survives it.
+ * leaves nothing behind, and an older file of the same name survives it. With `staged`, the
+ * rename is left to `settleStaged`.
  */
-export async function toPath(body: ReadableStream<Uint8Array>, to: string, name: string | undefined): Promise<string> {
+export async function toPath(body: ReadableStream<Uint8Array>, to: string, name: string | undefined, staged?: Staged): Promise<string> {
   const { fs, fsp, path, Readable, pipeline } = await node();
   const target = name === undefined ? to : path.join(to, name);
   await fsp.mkdir(path.dirname(target), { recursive: true });
   const partial = `${target}.${Math.random().toString(36).slice(2, 10)}.part`;
   try {
     await pipeline(Readable.fromWeb(body), fs.createWriteStream(partial, { flags: 'wx' }));
-    await fsp.rename(partial, target);
+    if (staged) staged.push([partial, target]);
+    else await fsp.rename(partial, target);
   } catch (error) {
     await fsp.rm(partial, { force: true });
     throw error;
   }
   return target;
+}
+
+/** Rename every staged file into place (`keep`), or remove them all. */
+export async function settleStaged(staged: Staged, keep: boolean): Promise<void> {
+  if (staged.length === 0) return;
+  const { fsp } = await node();
+  for (const [partial, target] of staged) await (keep ? fsp.rename(partial, target) : fsp.rm(partial, { force: true }));
 }

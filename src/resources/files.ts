@@ -2,6 +2,7 @@ import { checkDownloadOptions } from '../option-checks.ts';
 import type { DownloadOptions } from '../options.ts';
 import { ValidationError, OmniMediaError } from '../errors.ts';
 import { downloadOne } from '../downloads/download.ts';
+import { settleStaged, type Staged } from '../downloads/node-targets.ts';
 import type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from '../downloads/targets.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 
@@ -68,16 +69,27 @@ export class Files {
         'files.download',
       );
     const taskId = source.task_id;
-    return Promise.all(
+    // A task's outputs are all or none: the first failure stops the others at once, and the
+    // files written are renamed into place only when every one has arrived.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const staged: Staged = [];
+    let failure: { error: unknown } | undefined;
+    const results = await Promise.all(
       urls.map((url, index) =>
-        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, options).catch(
+        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, { ...options, signal }, staged).catch(
           (error: unknown) => {
             // A download of a task's output is about that task: its errors say which.
             if (error instanceof OmniMediaError) error.taskId ??= taskId;
-            throw error;
+            failure ??= { error };
+            stop.abort(error);
+            return undefined;
           },
         ),
       ),
     );
+    await settleStaged(staged, !failure);
+    if (failure) throw failure.error;
+    return results;
   }
 }

@@ -123,6 +123,38 @@ describe('files.download over real HTTP (loopback)', () => {
     expect(chosen).toEqual([0, 1, 2].map((i) => join(dir, 'chosen', `n${i}`)));
   });
 
+  it('a task whose output fails: the others stop at once and nothing is left behind, an older file kept', async () => {
+    const stalled: { aborted: boolean }[] = [];
+    loopback.handle((req, res) => {
+      if (req.path === '/r/fails') return void res.writeHead(404).end('gone');
+      if (req.path === '/r/slow') {
+        // Half of it, then nothing: the download goes on until something stops it.
+        const seen = { aborted: false };
+        stalled.push(seen);
+        res.on('close', () => (seen.aborted = true));
+        res.writeHead(200, { 'content-length': String(big.byteLength) });
+        return void res.write(big.subarray(0, 512 * 1024));
+      }
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(png.bytes.byteLength) }).end(png.bytes);
+    });
+    const into = join(dir, 'all-or-none');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(into, { recursive: true });
+    writeFileSync(join(into, 'task_7-0.png'), 'older');
+    const task = {
+      task_id: 'task_7',
+      status: 'completed',
+      data: [{ url: `${loopback.url}/r/fast.png` }, { url: `${loopback.url}/r/slow` }, { url: `${loopback.url}/r/fails` }],
+    };
+    // A fast output is done, a slow one is on its way, when the third fails.
+    const error = await client.files.download(task, { to: into }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).taskId).toBe('task_7');
+    expect(readdirSync(into)).toEqual(['task_7-0.png']);
+    expect(readFileSync(join(into, 'task_7-0.png'), 'utf8')).toBe('older');
+    await expect.poll(() => stalled.map((s) => s.aborted)).toEqual([true]);
+  });
+
   it('a missing file is a NotFoundError; a 503 before the body is retried', async () => {
     serveFiles();
     await expect(client.files.download(`${loopback.url}/r/missing`)).rejects.toBeInstanceOf(NotFoundError);
