@@ -82,6 +82,7 @@ export type {
   ImageSize,
 } from './schemas/images.ts';
 export type { TaskAttempt, TaskOutput, TaskResult, TaskStatus, TaskSubmission, VideoTaskSubmission } from './schemas/task.ts';
+export { rawAnswer } from './schemas/tolerant.ts';
 export type { ImageUpload, VideoUpload } from './schemas/uploads.ts';
 export type {
   AspectRatio,

@@ -69,4 +69,5 @@ export type { Fetch } from './transport/http-client.ts';
 export type { LogLevel, Logger } from './internal/logger.ts';
 export type { RetrieveOptions, WaitOptions } from './options.ts';
 export type { TaskAttempt, TaskOutput, TaskResult, TaskStatus } from './schemas/task.ts';
+export { rawAnswer } from './schemas/tolerant.ts';
 export { isFailureStatus, isSuccessStatus, isTerminalStatus } from './waiting/status.ts';

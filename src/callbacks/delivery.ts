@@ -10,6 +10,7 @@ import { raceTimer } from '../internal/race-timer.ts';
 import { settle } from '../internal/settle.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
+import { answerNotes } from '../schemas/tolerant.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
@@ -112,6 +113,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
         return reject(408, 'read_timeout', true);
       }
       task = posted;
+      for (const { field, found, outcome, key } of answerNotes(posted))
+        logger.warnOnce(key, `callback for task ${posted.task_id}: ${field} was ${found}, ${outcome} (rawAnswer(task) has it as sent; said once per field)`);
       if (verify) {
         task = await confirmTask(ports, posted);
         if (task.status !== posted.status) {

@@ -5,7 +5,8 @@ import { contentLength } from '../internal/content-length.ts';
 import { resolveParseCallbackOptions } from '../option-checks.ts';
 import type { ParseCallbackOptions } from '../options.ts';
 import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
-import { loadTaskValidation } from '../validation/load.ts';
+import { TASK_ANSWER } from '../schemas/answers.ts';
+import { readAnswer } from '../schemas/tolerant.ts';
 
 /**
  * What `parseCallback` reads: the raw body in any form a server hands it over.
@@ -118,24 +119,14 @@ function sanitized(value: unknown, max: number, countSize: boolean): unknown {
   }
 }
 
-// Async only to load zod at the first validation (src/validation/load.ts).
-async function validate(data: unknown): Promise<TaskResult> {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new CallbackError('invalid_shape', `Callback body must be a JSON object (a task result), got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`);
-  }
-  const { safeParse, TaskResultSchema, toValidationIssues } = await loadTaskValidation();
-  const result = safeParse(TaskResultSchema, data);
-  if (!result.success) {
-    const problems = toValidationIssues(result.error)
-      .map((i) => `${i.path || 'body'}: ${i.message}`)
-      .join('; ');
-    const taskId = (data as { task_id?: unknown }).task_id;
-    throw new CallbackError('invalid_shape', `Callback body is not a task result (${problems})`, {
-      cause: result.error,
-      taskId: typeof taskId === 'string' && taskId ? taskId : undefined,
-    });
-  }
-  return result.data;
+/** The body read as a task, tolerantly (schemas/tolerant.ts), or `invalid_shape` naming what it lacks. */
+function validate(data: unknown): TaskResult {
+  const read = readAnswer(data, TASK_ANSWER);
+  if ('value' in read) return read.value as unknown as TaskResult;
+  const taskId = (data as { task_id?: unknown } | null)?.task_id;
+  throw new CallbackError('invalid_shape', `Callback body is not a task result (${read.problems.map((p) => `${p.field || 'body'}: ${p.message}`).join('; ')})`, {
+    taskId: typeof taskId === 'string' && taskId ? taskId : undefined,
+  });
 }
 
 async function parseUnchecked(body: CallbackBody, max: number): Promise<TaskResult> {

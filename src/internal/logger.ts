@@ -81,7 +81,12 @@ function redactValue(value: unknown, secret: string | undefined): unknown {
 /** The client's logger, which also tells whether a level is on (hot paths skip building lines nobody reads). */
 export interface LevelledLogger extends Logger {
   enabled(level: Exclude<LogLevel, 'off'>): boolean;
+  /** `warn(message)` the first time `key` is seen (a few hundred keys at most), never again. */
+  warnOnce(key: string, message: string): void;
 }
+
+/** Keys a logger remembers for `warnOnce`: a bound, however odd the answers. */
+const MAX_WARN_ONCE_KEYS = 500;
 
 /**
  * The logger the client uses: drops messages below `level` and scrubs the API key from
@@ -94,5 +99,12 @@ export function createLogger(target: Logger, level: LogLevel, secret: string | u
       ? (message: string, ...args: unknown[]) =>
           target[name](`[omnimedia] ${redact(message, secret)}`, ...args.map((a) => redactValue(a, secret)))
       : () => {};
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), enabled };
+  const warn = at('warn');
+  const warned = new Set<string>();
+  const warnOnce = (key: string, message: string) => {
+    if (warned.has(key) || warned.size >= MAX_WARN_ONCE_KEYS) return;
+    warned.add(key);
+    warn(message);
+  };
+  return { error: at('error'), warn, info: at('info'), debug: at('debug'), enabled, warnOnce };
 }

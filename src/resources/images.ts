@@ -4,6 +4,7 @@ import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
 import { submitTask } from './submission.ts';
+import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
 import type { TaskSubmission } from '../schemas/task.ts';
@@ -48,7 +49,7 @@ export class Images {
         path: 'v1/images/generations',
         what: 'images.generate',
         kind: 'image_generation',
-        schema: (v) => v.TaskSubmissionSchema,
+        answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
         body: (_options, v) => v.parseInput(v.ImageGenerateParamsSchema, params, 'images.generate params'),
@@ -76,7 +77,7 @@ export class Images {
         path: 'v1/images/edits',
         what: 'images.edit',
         kind: 'image_edit',
-        schema: (v) => v.TaskSubmissionSchema,
+        answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
         body: (requestOptions, v) => {

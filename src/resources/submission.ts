@@ -1,12 +1,15 @@
-import type * as z from 'zod/mini';
+import type { APIError } from '../errors.ts';
 import { checkRequestOptions } from '../option-checks.ts';
+import { isUnusableAnswer } from '../transport/retry-policy.ts';
 import type { RequestOptions } from '../options.ts';
+import type { AnswerShape } from '../schemas/tolerant.ts';
+import { parseResponse } from '../validation/answers.ts';
 import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
 import type { ResourceContext } from './context.ts';
 
-export interface Submission<S extends z.core.$ZodType> {
+export interface Submission {
   path: string;
   what: string;
   /** What is submitted, for the journal: `image_generation`, `image_edit`, `video_generation`, `video_edit`. */
@@ -17,8 +20,8 @@ export interface Submission<S extends z.core.$ZodType> {
    * loaded schemas and parse helpers (src/validation/load.ts).
    */
   body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Picks the response's schema from the (lazily loaded) validation module. */
-  schema: (validation: Validation) => S;
+  /** What the answer holds (schemas/answers.ts). */
+  answer: AnswerShape;
   /** The wait's deadline when the caller gives none. */
   defaultTimeout: number;
   /**
@@ -33,11 +36,11 @@ export interface Submission<S extends z.core.$ZodType> {
  * return it as a `TaskPromise`, whose `.wait()` times its first query from the moment of
  * submission.
  */
-export function submitTask<S extends z.core.$ZodType>(
+export function submitTask<S extends { task_id: string }>(
   context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal'>,
-  submission: Submission<S>,
+  submission: Submission,
   options: RequestOptions = {},
-): TaskPromise<z.output<S> & { task_id: string }> {
+): TaskPromise<S> {
   let submittedAt = 0;
   let fallbackKey: string | undefined;
   const sent = (async () => {
@@ -49,6 +52,15 @@ export function submitTask<S extends z.core.$ZodType>(
     if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
     fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
+    const journal = async (taskId: string) => {
+      // Journaled before the submission settles; a journal that fails costs no task: the caller
+      // still gets its task id.
+      try {
+        await context.journal.record({ task_id: taskId, kind: submission.kind, submitted_at: submittedAt });
+      } catch (error) {
+        context.waiting.logger?.warn(`${submission.what}: task ${taskId} could not be journaled: ${String((error as Error)?.message ?? error)}`);
+      }
+    };
     const accepted = await context.http.request({
       method: 'POST',
       path: submission.path,
@@ -59,15 +71,18 @@ export function submitTask<S extends z.core.$ZodType>(
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
-      parse: (body, meta) => validation.parseResponse(submission.schema(validation), body, submission.what, meta) as z.output<S> & { task_id: string },
+      parse: (body, meta) => parseResponse<S>(submission.answer, body, submission.what, meta),
+    }).catch(async (error: unknown) => {
+      // The service accepted (2xx) and named a task we cannot use as it is (an id our rule
+      // refuses): the task exists and is billed, so the error carries its id and the journal has it.
+      const named = (error as APIError).body as { task_id?: unknown } | undefined;
+      if (isUnusableAnswer(error) && typeof named?.task_id === 'string' && named.task_id) {
+        (error as APIError).taskId ??= named.task_id;
+        await journal(named.task_id);
+      }
+      throw error;
     });
-    // Journaled before the submission resolves; a journal that fails costs no task: the
-    // caller still gets its task id.
-    try {
-      await context.journal.record({ task_id: accepted.task_id, kind: submission.kind, submitted_at: submittedAt });
-    } catch (error) {
-      context.waiting.logger?.warn(`${submission.what}: task ${accepted.task_id} could not be journaled: ${String((error as Error)?.message ?? error)}`);
-    }
+    await journal(accepted.task_id);
     return accepted;
   })();
   return taskPromise(sent, (task, waitOptions) => {

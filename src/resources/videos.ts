@@ -4,6 +4,7 @@ import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
 import { submitTask } from './submission.ts';
+import { VIDEO_SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { Validation } from '../validation/load.ts';
 import { IMAGE_TO_VIDEO_MODEL, MAX_REFERENCE_IMAGES, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL } from '../schemas/constants.ts';
@@ -81,7 +82,7 @@ export class Videos {
         path: 'v1/video/generate',
         what: 'videos.generate',
         kind: 'video_generation',
-        schema: (v) => v.VideoTaskSubmissionSchema,
+        answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_generation', body),
         body: (requestOptions, v) => {
@@ -146,7 +147,7 @@ export class Videos {
         path: 'v1/video/edits',
         what: 'videos.edit',
         kind: 'video_edit',
-        schema: (v) => v.VideoTaskSubmissionSchema,
+        answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
         body: (requestOptions, v) => {

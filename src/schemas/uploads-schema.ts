@@ -1,14 +1,7 @@
-import * as z from 'zod/mini';
-import { answerObject } from './lenient.ts';
+import type * as z from 'zod/mini';
+import { IMAGE_UPLOAD_ANSWER, VIDEO_UPLOAD_ANSWER } from './answers.ts';
+import { answerSchema } from './lenient.ts';
 import type { ImageUpload, VideoUpload } from './uploads.ts';
-
-const record = {
-  filename: z.string(),
-  content_type: z.string(),
-  bytes: z.number(),
-  created_at: z.number(),
-  expires_at: z.number(),
-};
 
 /**
  * The record `POST /v1/uploads/images` returns. Its `url` goes into edits and video references.
@@ -20,7 +13,7 @@ const record = {
  * const upload = z.parse(ImageUploadSchema, saved); // a record you stored earlier
  * ```
  */
-export const ImageUploadSchema: z.ZodMiniType<ImageUpload> = answerObject({ url: z.string() }, { ...record, width: z.number(), height: z.number() });
+export const ImageUploadSchema: z.ZodMiniType<ImageUpload> = answerSchema(IMAGE_UPLOAD_ANSWER);
 
 /**
  * The record `POST /v1/uploads/videos` returns. Its `upload_id` goes into `videos.edit`.
@@ -32,4 +25,4 @@ export const ImageUploadSchema: z.ZodMiniType<ImageUpload> = answerObject({ url:
  * const upload = z.parse(VideoUploadSchema, saved); // a record you stored earlier
  * ```
  */
-export const VideoUploadSchema: z.ZodMiniType<VideoUpload> = answerObject({ upload_id: z.string().check(z.minLength(1)) }, { ...record, url: z.string() });
+export const VideoUploadSchema: z.ZodMiniType<VideoUpload> = answerSchema(VIDEO_UPLOAD_ANSWER);

@@ -49,6 +49,8 @@ export interface ResponseMeta {
   status: number;
   headers: Headers;
   requestId: string | undefined;
+  /** Tells the client's logger about a field read tolerantly, once per field and kind. */
+  warnOnce: (key: string, message: string) => void;
 }
 
 export interface HttpRequest<T = unknown> {
@@ -236,7 +238,7 @@ export class HttpClient {
       const response = await exchange.race(send(this.#fetch, `${this.#config.baseURL}${request.path}`, init));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
-      const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers) };
+      const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers), warnOnce: logger.warnOnce };
       const tooLarge = () =>
         new APIError(`${request.what}: the service answered ${response.status} with a body larger than 1 MiB`, { ...meta, taskId: request.taskId });
       if ((contentLength(response.headers.get('content-length')) ?? 0) > MAX_JSON_BYTES) {

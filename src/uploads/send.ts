@@ -8,7 +8,8 @@ import type { LevelledLogger } from '../internal/logger.ts';
 import type { UploadOptions } from '../options.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { HttpClient } from '../transport/http-client.ts';
-import { loadValidation } from '../validation/load.ts';
+import { IMAGE_UPLOAD_ANSWER, VIDEO_UPLOAD_ANSWER } from '../schemas/answers.ts';
+import { parseResponse } from '../validation/answers.ts';
 import { attemptBody, multipartFraming, type Framing } from './body.ts';
 import { uploadCacheKey, type UploadCache } from './cache.ts';
 import type { PreparedFile } from './inputs.ts';
@@ -54,7 +55,6 @@ async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOpt
   let framing: Promise<Framing> | undefined;
   let counted = true;
   try {
-    const v = await loadValidation();
     const record = await ports.http.request({
       method: 'POST',
       path: ENDPOINT[rule.kind],
@@ -71,7 +71,7 @@ async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOpt
         return attempt;
       },
       parse: (body, meta): ImageUpload | VideoUpload =>
-        v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what, meta),
+        parseResponse(rule.kind === 'image' ? IMAGE_UPLOAD_ANSWER : VIDEO_UPLOAD_ANSWER, body, what, meta),
       what,
       signal: options.signal,
       timeout: options.timeout ?? ports.uploadTimeout,

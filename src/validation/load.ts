@@ -17,13 +17,3 @@ let loading: Promise<Validation> | undefined;
 export function loadValidation(): Promise<Validation> {
   return (loading ??= import('./bundle.ts'));
 }
-
-/** What reading a task takes: its schema and the parse helpers. */
-export type TaskValidation = typeof import('./task-bundle.ts');
-
-let loadingTask: Promise<TaskValidation> | undefined;
-
-/** The task schema and the parse helpers, loaded once (a subset of `loadValidation`'s). */
-export function loadTaskValidation(): Promise<TaskValidation> {
-  return (loadingTask ??= import('./task-bundle.ts'));
-}

@@ -6,7 +6,7 @@ import { settle } from '../internal/settle.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
-import { failedBeforeSending, isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
+import { failedBeforeSending, isTransientInWait, isUnusableAnswer, transientDelay } from '../transport/retry-policy.ts';
 import { Cadence } from './cadence.ts';
 import type { TaskDurations } from './durations.ts';
 import type { PollScheduler } from './scheduler.ts';
@@ -94,6 +94,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
   let failures = 0;
   /** Queries in a row that could not connect, and the last query's error (the cause of a time-out). */
   let unreachable = 0;
+  let unusable = false;
   let lastFailure: unknown;
 
   // Everything that ends a wait early aborts `stop`, which ends the sleep or the request in
@@ -159,12 +160,17 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
           }
           failures++;
           lastFailure = error;
-          // A wrong port or host looks like a slow task: say so early, once per wait.
+          // A wrong port or host looks like a slow task, and an answer we cannot use is no
+          // network blip: say so early, once per wait.
           unreachable = failedBeforeSending(error) ? unreachable + 1 : 0;
           if (unreachable === UNREACHABLE_WARNING_AFTER)
             target.logger?.warn(
               `wait(${taskId}): ${unreachable} queries in a row could not connect (${(error as Error).message}): is baseURL right? The wait goes on until its deadline.`,
             );
+          if (isUnusableAnswer(error) && !unusable) {
+            unusable = true;
+            target.logger?.warn(`wait(${taskId}): could not use the answer (${(error as Error).message}); retried until the deadline`);
+          }
           // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
           const delay = transientDelay(error, failures);
           target.logger?.info(`wait(${taskId}): query failed (${(error as Error).message}); next query in ${Math.round(delay)} ms`);

@@ -2,7 +2,8 @@ import { APIError } from '../errors.ts';
 import type { RetrieveOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import type { HttpClient } from '../transport/http-client.ts';
-import { loadTaskValidation } from '../validation/load.ts';
+import { TASK_ANSWER } from '../schemas/answers.ts';
+import { parseResponse } from '../validation/answers.ts';
 
 /**
  * `GET /v1/tasks/{id}`: the task query, the one read of a task that waits, `tasks.retrieve`
@@ -12,7 +13,6 @@ import { loadTaskValidation } from '../validation/load.ts';
  */
 export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
   const what = `tasks.retrieve(${taskId})`;
-  const { parseResponse, TaskResultSchema } = await loadTaskValidation();
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,
@@ -24,7 +24,7 @@ export async function retrieveTask(http: HttpClient, taskId: string, options: Re
     timeout: options.timeout,
     maxRetries: options.maxRetries,
     parse: (body, meta) => {
-      const task = parseResponse(TaskResultSchema, body, what, { ...meta, taskId });
+      const task = parseResponse<TaskResult>(TASK_ANSWER, body, what, { ...meta, taskId });
       if (task.task_id !== taskId) throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { ...meta, taskId });
       return task;
     },

@@ -142,10 +142,15 @@ describe('parseCallback', () => {
     expect(await reason('null')).toBe('invalid_shape');
     expect(await reason({ status: 'completed' })).toBe('invalid_shape');
     expect(await reason({ task_id: '', status: 'completed' })).toBe('invalid_shape');
-    const error = (await parseCallback({ task_id: 't9', status: 'completed', data: [{ url: 5 }] }).catch((e) => e)) as CallbackError;
+    const error = (await parseCallback({ task_id: 't9', status: 7 }).catch((e) => e)) as CallbackError;
     expect(error.reason).toBe('invalid_shape');
-    expect(error.message).toContain('data[0].url');
+    expect(error.message).toContain('status: must be a string');
     expect(error.taskId).toBe('t9');
+  });
+
+  it('reads a known field of another type where it can, else leaves it out: an output without a url is left out', async () => {
+    const task = await parseCallback({ task_id: 't9', status: 'completed', data: [{ url: 5 }, { url: 'https://r/1.png' }], total_cost: '12' });
+    expect(task).toEqual({ task_id: 't9', status: 'completed', data: [{ url: 'https://r/1.png' }], total_cost: 12 });
   });
 
   it('bounds nesting depth instead of overflowing the stack', async () => {

@@ -165,6 +165,6 @@ describe('uploads: local checks, nothing sent', () => {
 
   it('a path that does not exist is a ValidationError', async () => {
     const error = await rejectsLocally(() => client().uploads.image(join(dir, 'missing.png')));
-    expect(error.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/cannot read/) });
+    expect(error.issues[0]).toMatchObject({ path: 'file', message: expect.stringMatching(/was not found/) });
   });
 });

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { TaskResultSchema, TaskSubmissionSchema, VideoTaskSubmissionSchema, ImageUploadSchema, VideoUploadSchema } from 'omnimedia/schemas';
+import { rawAnswer } from 'omnimedia';
 
 const ok = <S extends z.core.$ZodType>(schema: S, value: unknown) => z.safeParse(schema, value).success;
 
@@ -10,7 +11,9 @@ describe('response schemas are lenient where the spec is silent, strict where we
     expect(z.parse(TaskSubmissionSchema, { task_id: 't', status: null })).toEqual({ task_id: 't', status: 'pending' });
     expect(ok(TaskSubmissionSchema, { status: 'pending' })).toBe(false);
     expect(ok(TaskSubmissionSchema, { task_id: '' })).toBe(false);
-    expect(ok(TaskSubmissionSchema, { task_id: 42 })).toBe(false);
+    expect(z.parse(TaskSubmissionSchema, { task_id: 42 })).toEqual({ task_id: '42', status: 'pending' }); // a whole number: its string
+    expect(ok(TaskSubmissionSchema, { task_id: 4.5 })).toBe(false);
+    expect(ok(TaskSubmissionSchema, { task_id: true })).toBe(false);
   });
 
   it('a video submission keeps normalized_model and unknown fields', () => {
@@ -40,8 +43,37 @@ describe('response schemas are lenient where the spec is silent, strict where we
     expect(ok(TaskResultSchema, { status: 'completed' })).toBe(false);
   });
 
-  it('a known field of the wrong type is refused (a broken response, not a lenient one)', () => {
-    expect(ok(TaskResultSchema, { task_id: 't', status: 'completed', data: 'https://x' })).toBe(false);
+  it('a known field of another type is read as its type where nothing is lost, else left out; the raw answer keeps it', () => {
+    const sent = {
+      task_id: 't',
+      status: 'completed',
+      data: 'https://x',
+      total_cost: '0.25',
+      elapsed_s: '12',
+      attempt_count: '1e2',
+      total_elapsed_s: '007',
+      created_at: '2025-01-02T03:04:05+01:00',
+      completed_at: '2025-01-02T03:04:05',
+      model: 3,
+      provider: false,
+      attempts: [{ attempt_no: '2', elapsed_s: { s: 1 } }, 5],
+    };
+    const task = z.parse(TaskResultSchema, sent);
+    expect(task).toStrictEqual({
+      task_id: 't',
+      status: 'completed',
+      total_cost: 0.25,
+      elapsed_s: 12,
+      attempt_count: 100,
+      created_at: Date.UTC(2025, 0, 2, 2, 4, 5) / 1000,
+      model: '3',
+      attempts: [{ attempt_no: 2 }],
+    });
+    expect(rawAnswer(task)).toBe(sent);
+    expect(z.parse(TaskSubmissionSchema, { task_id: 't', status: 0 })).toEqual({ task_id: 't', status: 'pending' });
+    expect(z.parse(ImageUploadSchema, { url: 'u', bytes: '10', expires_at: '1700000000' })).toEqual({ url: 'u', bytes: 10, expires_at: 1_700_000_000 });
+    expect(ok(VideoUploadSchema, { upload_id: 7 })).toBe(true);
+    expect(ok(VideoUploadSchema, { upload_id: true })).toBe(false);
   });
 
   it('upload records: image needs url, video needs upload_id', () => {

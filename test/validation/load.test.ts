@@ -56,7 +56,7 @@ describe('lazy validation', () => {
   it('loads the validation module once and shares it', async () => {
     const [a, b] = await Promise.all([loadValidation(), loadValidation()]);
     expect(a).toBe(b);
-    expect(typeof a.TaskResultSchema).toBe('object');
+    expect(typeof a.ImageGenerateParamsSchema).toBe('object');
   });
 
   it.each([
