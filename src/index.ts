@@ -36,6 +36,7 @@ export type {
   CachedUpload,
   CallbackDedupeStore,
   Coordination,
+  DedupeClaim,
   DurationsStore,
   JournalEntry,
   PollBudget,

@@ -48,5 +48,6 @@ export function answerResponse(answer: Answer): Response {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (answer.status === 405) headers.allow = 'POST';
   if (answer.close) headers.connection = 'close';
+  if (answer.retryAfter) headers['retry-after'] = String(answer.retryAfter);
   return new Response(JSON.stringify(answer.body), { status: answer.status, headers });
 }

@@ -34,6 +34,8 @@ export interface Answer {
   body: { ok: boolean; duplicate?: true; reason?: string };
   /** The request body may be left unread: close the connection rather than drain it. */
   close?: true;
+  /** Seconds before the delivery should come again (`Retry-After`). */
+  retryAfter?: number;
 }
 
 const STATUS_OF: Record<CallbackErrorReason, number> = {
@@ -133,18 +135,20 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       return reject(500, 'verify_failed');
     }
 
+    // A delivery is acknowledged only once handled: a repeat of one done is a duplicate; one
+    // that comes while another delivery runs onTask is told to come again (that onTask may throw).
     const key = deliveryKey(task);
     try {
-      if (store && !(await store.claim(key))) return { status: 200, body: { ok: true, duplicate: true } };
+      const claim = store ? await store.claim(key) : true;
+      if (claim === false) return { status: 200, body: { ok: true, duplicate: true } };
+      if (claim === 'in_progress') return { ...reject(503, 'in_progress'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
     } catch (error) {
       logger.error(`callback dedupe store failed: ${String((error as Error)?.message ?? error)}`);
       return reject(500, 'dedupe_failed');
     }
     // Only news we can trust reaches pending waits: verified, or carried by a checked token.
-    if (verify || tokens) {
-      settle(() => ports.events.publish(task), sharedStateFailed);
-      if (isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), sharedStateFailed);
-    }
+    const trusted = verify || tokens;
+    if (trusted) settle(() => ports.events.publish(task), sharedStateFailed);
     try {
       await onTask(task);
     } catch (error) {
@@ -156,9 +160,13 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       }
       return reject(500, 'handler_failed');
     }
+    // The result was handled: only now is it off the journal (tasks.pending() lists it till then).
+    if (trusted && isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), sharedStateFailed);
     if (store?.complete) settle(() => store.complete?.(key), sharedStateFailed);
     return { status: 200, body: { ok: true } };
   };
 }
 
 const READ_TIMED_OUT: unique symbol = Symbol('read timed out');
+/** Seconds a delivery that came while another runs onTask is told to wait before coming again. */
+const IN_PROGRESS_RETRY_AFTER_S = 5;

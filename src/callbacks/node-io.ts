@@ -37,5 +37,6 @@ export function writeNodeAnswer(res: NodeCallbackResponse, answer: Answer): void
   target.setHeader?.('content-type', 'application/json');
   if (answer.status === 405) target.setHeader?.('allow', 'POST');
   if (answer.close) target.setHeader?.('connection', 'close');
+  if (answer.retryAfter) target.setHeader?.('retry-after', String(answer.retryAfter));
   target.end?.(JSON.stringify(answer.body));
 }

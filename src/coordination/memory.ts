@@ -3,6 +3,7 @@ import type { TaskResult } from '../schemas/task.ts';
 import type {
   CachedUpload,
   CallbackDedupeStore,
+  DedupeClaim,
   DurationsStore,
   JournalEntry,
   PollBudget,
@@ -24,7 +25,8 @@ const MAX_JOURNAL_ENTRIES = 10_000;
 const DAY_MS = 24 * 3_600_000;
 
 /**
- * Keys in memory, the oldest dropped past `maxEntries`, so a long-running server stays bounded.
+ * Claims in memory (in progress or done), the oldest dropped past `maxEntries`, so a
+ * long-running server stays bounded.
  *
  * @example
  * ```ts
@@ -32,24 +34,31 @@ const DAY_MS = 24 * 3_600_000;
  * ```
  */
 export class MemoryDedupeStore implements CallbackDedupeStore {
-  readonly #keys: BoundedMap<string, true>;
+  readonly #claims: BoundedMap<string, boolean>;
 
   constructor(maxEntries = DEFAULT_DEDUPE_MAX_ENTRIES) {
-    this.#keys = new BoundedMap(maxEntries);
+    this.#claims = new BoundedMap(maxEntries);
   }
 
-  claim(key: string): boolean {
-    if (this.#keys.has(key)) return false;
-    this.#keys.set(key, true);
-    return true;
+  claim(key: string): DedupeClaim {
+    const done = this.#claims.get(key);
+    if (done === undefined) {
+      this.#claims.set(key, false);
+      return true;
+    }
+    return done ? false : 'in_progress';
+  }
+
+  complete(key: string): void {
+    this.#claims.set(key, true);
   }
 
   release(key: string): void {
-    this.#keys.delete(key);
+    this.#claims.delete(key);
   }
 
   get size(): number {
-    return this.#keys.size;
+    return this.#claims.size;
   }
 }
 

@@ -8,28 +8,49 @@ import type { TaskResult } from '../schemas/task.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 
 /**
- * Where a callback handler records the deliveries it has handled, so that a repeated delivery
- * of the same task and status runs `onTask` once. The default keeps keys in memory (one
- * process); give your own (Redis `SET key 1 NX EX 86400`, a unique index in SQL...) to dedupe
- * across several instances.
+ * What a claim of a delivery found: `true` it was free, and is now this delivery's to handle
+ * (in progress); `false` it was handled already (done: a repeat, answered 200 "duplicate");
+ * `'in_progress'` another delivery is handling it now (answered 503 with `Retry-After`, so the
+ * service delivers again). A store that cannot tell in progress from done answers `false`.
  *
  * @example
  * ```ts
+ * const claim: DedupeClaim = await store.claim(key);
+ * if (claim === 'in_progress') console.log('being handled elsewhere; the service will deliver again');
+ * ```
+ */
+export type DedupeClaim = boolean | 'in_progress';
+
+/**
+ * Where a callback handler records the deliveries it handles, so that a repeated delivery of
+ * the same task and status runs `onTask` once, and a delivery is acknowledged only once it was
+ * handled. A claim has three states: free, in progress (`claim` returned `true`, `onTask`
+ * runs), done (`complete`). The default keeps them in memory (one process); with a
+ * `coordination` the fleet shares its store; give your own (Redis, a unique index in SQL...) to
+ * share them otherwise.
+ *
+ * @example
+ * ```ts
+ * // In progress for 10 minutes at most (a process that died inside onTask), done for a day.
  * const store: CallbackDedupeStore = {
- *   claim: async (key) => (await redis.set(`cb:${key}`, '1', { NX: true, EX: 86_400 })) === 'OK',
+ *   claim: async (key) => {
+ *     if ((await redis.set(`cb:${key}`, 'busy', { NX: true, PX: 600_000 })) === 'OK') return true;
+ *     return (await redis.get(`cb:${key}`)) === 'done' ? false : 'in_progress';
+ *   },
+ *   complete: async (key) => void (await redis.set(`cb:${key}`, 'done', { PX: 86_400_000 })),
  *   release: async (key) => void (await redis.del(`cb:${key}`)),
  * };
  * const handle = client.callbacks.handler(onTask, { dedupe: store });
  * ```
  */
 export interface CallbackDedupeStore {
-  /** Record `key`; `true` if it was not there (handle this delivery), `false` if it was (a repeat). */
-  claim(key: string): boolean | Promise<boolean>;
-  /** Forget `key`: `onTask` failed, so a redelivery must run it again. */
+  /** Claim `key` for this delivery if it is free; see `DedupeClaim` for the answers. */
+  claim(key: string): DedupeClaim | Promise<DedupeClaim>;
+  /** `onTask` threw: free `key`, so the next delivery runs it again. */
   release(key: string): void | Promise<void>;
   /**
-   * Optional: `onTask` returned for `key`, which is now done for good. A store that marks a
-   * claim as in progress (so that a claim whose instance died can be taken again) uses it.
+   * `onTask` returned for `key`: it is done for good, and a repeat is a duplicate. Optional:
+   * a store without it cannot tell in progress from done, and answers `false` to both.
    */
   complete?(key: string): void | Promise<void>;
 }

@@ -8,6 +8,7 @@ import {
 import type {
   CachedUpload,
   Coordination,
+  DedupeClaim,
   JournalEntry,
   PollBudget,
   PollGrant,
@@ -176,22 +177,41 @@ class RedisCoordination implements Coordination {
     }
   }
 
+  /** Claims this instance's handlers run `onTask` for now: a second delivery to it is in progress without asking Redis. */
+  readonly #handling = new Set<string>();
+
   readonly dedupe = {
-    claim: (key: string): Promise<boolean> =>
-      this.#outage.run(
-        async () => Number(await this.#command('EVAL', DEDUPE_CLAIM, 1, this.#key(`dedupe:${key}`), this.instanceId, this.#key('instance:'), DAY_MS)) === 1,
+    claim: async (key: string): Promise<DedupeClaim> => {
+      if (this.#handling.has(key)) return 'in_progress';
+      const claim = await this.#outage.run(
+        async (): Promise<DedupeClaim> => {
+          const ask = (holder: string) =>
+            this.#command('EVAL', DEDUPE_CLAIM, 2, this.#key(`dedupe:${key}`), this.#key(`instance:${holder}`), this.instanceId, DAY_MS, holder);
+          let answer = await ask(this.instanceId);
+          // Held by another instance: taken over if that instance is gone.
+          if (typeof answer === 'string' && answer !== '1' && answer !== '0') answer = await ask(answer);
+          const code = Number(answer);
+          return code === 1 ? true : code === 0 ? false : 'in_progress';
+        },
         () => this.#fallback.dedupe.claim(key),
-      ),
-    complete: (key: string): Promise<void> =>
-      this.#outage.run(
+      );
+      if (claim === true) this.#handling.add(key);
+      return claim;
+    },
+    complete: (key: string): Promise<void> => {
+      this.#handling.delete(key);
+      return this.#outage.run(
         async () => void (await this.#command('SET', this.#key(`dedupe:${key}`), 'done', 'PX', DAY_MS)),
-        () => undefined,
-      ),
-    release: (key: string): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('DEL', this.#key(`dedupe:${key}`))),
+        () => this.#fallback.dedupe.complete(key),
+      );
+    },
+    release: (key: string): Promise<void> => {
+      this.#handling.delete(key);
+      return this.#outage.run(
+        async () => void (await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`dedupe:${key}`), this.instanceId)),
         () => this.#fallback.dedupe.release(key),
-      ),
+      );
+    },
   };
 
   readonly uploads = {

@@ -46,22 +46,26 @@ if holder == ARGV[1] or holder == false or redis.call('EXISTS', ARGV[2] .. holde
 end
 return 0`;
 
-/** Give up the lease KEYS[1] if ARGV[1] holds it. */
+/** Give up the lease (or the callback claim) KEYS[1] if ARGV[1] holds it. */
 export const LEASE_RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
 
 /**
- * Claim the delivery KEYS[1] for the instance ARGV[1]: 1 when it may run `onTask`. A claim
- * names its instance until `onTask` has returned (then it says `done`); a claim whose instance
- * died (its liveness key ARGV[2]..instance expired) is taken again, so a redelivery after a
- * crash inside `onTask` runs it. Kept ARGV[3] ms.
+ * Claim the delivery KEYS[1] for the instance ARGV[1]. A claim names its instance while `onTask`
+ * runs, then says `done`. Returns 1 when this instance may run `onTask` (the claim was free, or
+ * its own: this instance's handlers guard their own claims in progress), 0 when it is done, else
+ * the instance holding it. That holder's liveness key is not known before the GET, and every
+ * key a script touches is passed in KEYS (Redis Cluster): so the caller asks again with
+ * KEYS[2] the liveness key of the holder ARGV[3], and a claim whose holder died is taken over.
+ * Kept ARGV[2] ms.
  */
 export const DEDUPE_CLAIM = `local holder = redis.call('GET', KEYS[1])
-if holder == false or (holder ~= 'done' and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[2] .. holder) == 0) then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+if holder == false or holder == ARGV[1] or (holder == ARGV[3] and redis.call('EXISTS', KEYS[2]) == 0) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 1
 end
-return 0`;
+if holder == 'done' then return 0 end
+return holder`;
 
 /** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */
 export const JOURNAL_ADOPT = `local value = redis.call('HGET', KEYS[1], ARGV[1])

@@ -61,9 +61,10 @@ export class Callbacks {
   /**
    * A handler for fetch-style servers (Hono, Next.js route handlers, Bun, Deno, workers):
    * checks the token, parses, verifies, dedupes, calls `onTask`, and answers 200 with a small
-   * JSON ack; 400 malformed, 401 bad token, 413 too large, 409 when the service does not
-   * confirm the posted status, 500 if `onTask` throws or the service cannot be reached (so the
-   * service may deliver again).
+   * JSON ack once `onTask` returned (a repeat of a delivery handled: 200 `duplicate`); 400
+   * malformed, 401 bad token, 413 too large, 409 when the service does not confirm the posted
+   * status, 503 with `Retry-After` while another delivery of the same task runs `onTask`, 500 if
+   * `onTask` throws or the service cannot be reached (so the service delivers again).
    *
    * @example
    * ```ts

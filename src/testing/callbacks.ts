@@ -1,7 +1,8 @@
 // Completion callbacks (spec 6): when a task with a callback_url ends, the mock POSTs the task
 // result (identical to the task query) to the URL, for real. The spec does not describe
 // delivery retries; the mock retries a failed delivery (no answer, or not 2xx) with growing
-// delays, so a receiver's retry handling can be tested.
+// delays (longer when the receiver's Retry-After asks, up to 60 s), so a receiver's retry
+// handling can be tested.
 import { now, schedule } from './clock.ts';
 
 /**
@@ -38,6 +39,8 @@ export interface CallbackDelivery {
  */
 export const DEFAULT_CALLBACK_RETRY_DELAYS: readonly number[] = [1000, 2000, 4000, 8000, 16000];
 const DELIVERY_TIMEOUT_MS = 10_000;
+/** Longest `Retry-After` of a receiver the mock honours. */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface CallbackSenderOptions {
   fetch: () => typeof globalThis.fetch;
@@ -62,6 +65,7 @@ export class CallbackSender {
   #try(taskId: string, url: string, body: string, attempt: number): void {
     const delivery = (async () => {
       const record: CallbackDelivery = { taskId, url, attempt, at: now(), ok: false };
+      let asked = 0;
       try {
         const response = await this.#options.fetch()(url, {
           method: 'POST',
@@ -71,6 +75,8 @@ export class CallbackSender {
         });
         record.status = response.status;
         record.ok = response.ok;
+        // A receiver that asks for time (a delivery it is still handling) gets at least that.
+        asked = Math.min(Number(response.headers.get('retry-after')) * 1000 || 0, MAX_RETRY_AFTER_MS);
         await response.body?.cancel().catch(() => undefined);
       } catch (error) {
         record.error = String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message ?? error);
@@ -81,7 +87,7 @@ export class CallbackSender {
         const cancel = schedule(() => {
           this.#cancels.delete(cancel);
           this.#try(taskId, url, body, attempt + 1);
-        }, delay);
+        }, Math.max(delay, asked));
         this.#cancels.add(cancel);
       }
     })();

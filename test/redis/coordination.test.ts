@@ -4,7 +4,7 @@
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ValidationError } from 'omnimedia';
+import { OmniMedia, ValidationError } from 'omnimedia';
 import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 
@@ -158,7 +158,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true);
     expect(await a.coordination.dedupe.claim('task_2:completed')).toBe(true);
     await a.coordination.dedupe.complete?.('task_2:completed'); // onTask returned
-    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(false); // A is on it
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe('in_progress'); // A is on it
     await a.coordination.close(); // A dies inside onTask of task_1: the service's delivery to it fails
     await sleep(LEASE_MS + 100);
     expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(true); // the redelivery runs onTask
@@ -166,11 +166,54 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await raw.pTTL('test:dedupe:task_2:completed')).toBeGreaterThan(23 * 3_600_000);
   });
 
+  it('a claim is free, in progress or done across instances; in progress on this instance too', async () => {
+    const a = await instance();
+    const b = await instance();
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true);
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe('in_progress'); // A runs onTask (was false: "done")
+    expect(await a.coordination.dedupe.claim('task_1:completed')).toBe('in_progress'); // a second delivery to A, too
+    await a.coordination.dedupe.complete?.('task_1:completed');
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(false); // done
+    expect(await a.coordination.dedupe.claim('task_3:completed')).toBe(true);
+    await a.coordination.dedupe.release('task_3:completed'); // onTask threw
+    expect(await b.coordination.dedupe.claim('task_3:completed')).toBe(true);
+    await a.coordination.dedupe.release('task_3:completed'); // a release only frees its own claim
+    expect(await a.coordination.dedupe.claim('task_3:completed')).toBe('in_progress');
+  });
+
+  it('handlers of two instances: a redelivery to B while A runs onTask is told to come again; after A threw, B runs it', async () => {
+    const task = { task_id: 'task_9', status: 'completed', data: [{ url: 'https://r.test/1.png' }] };
+    const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+    const client = async () =>
+      new OmniMedia({ baseURL: 'https://api.test', fetch: async () => Response.json(task), coordination: (await instance()).coordination, logger: quiet });
+    let release!: (error?: Error) => void;
+    const ran: string[] = [];
+    const slow = client().then((c) =>
+      c.callbacks.handler(async () => {
+        ran.push('A');
+        const error = await new Promise<Error | undefined>((resolve) => (release = resolve));
+        if (error) throw error;
+      }),
+    );
+    const other = (await client()).callbacks.handler(() => void ran.push('B'));
+    const deliver = async (handle: (request: Request) => Promise<Response>) => handle(new Request('https://me.test/hook', { method: 'POST', body: JSON.stringify(task) }));
+    const first = deliver(await slow);
+    await expect.poll(() => ran).toEqual(['A']);
+    const meanwhile = await deliver(other);
+    expect(meanwhile.status).toBe(503);
+    expect(meanwhile.headers.get('retry-after')).toBe('5');
+    release(new Error('db down'));
+    expect((await first).status).toBe(500);
+    expect((await deliver(other)).status).toBe(200);
+    expect(ran).toEqual(['A', 'B']);
+    expect(await (await deliver(await slow)).json()).toEqual({ ok: true, duplicate: true });
+  });
+
   it('callback dedupe, the upload cache and learned durations are one for every instance', async () => {
     const a = await instance();
     const b = await instance();
     expect(await a.coordination.dedupe.claim('task_1:completed')).toBe(true);
-    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(false);
+    expect(await b.coordination.dedupe.claim('task_1:completed')).toBe('in_progress');
     await a.coordination.dedupe.release('task_1:completed'); // onTask threw: a redelivery runs it
     expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(true);
     expect(await raw.pTTL('test:dedupe:task_1:completed')).toBeGreaterThan(23 * 3_600_000);

@@ -240,6 +240,7 @@ describe('callback handler behaviour', () => {
     const store = new MemoryDedupeStore(3);
     for (const key of ['a', 'b', 'c', 'd']) expect(store.claim(key)).toBe(true);
     expect(store.size).toBe(3);
+    store.complete('d');
     expect(store.claim('d')).toBe(false);
     expect(store.claim('a')).toBe(true); // the oldest was forgotten
   });

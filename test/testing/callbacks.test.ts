@@ -14,6 +14,8 @@ interface Received {
 let receiver: Server;
 let received: Received[];
 let answers: number[];
+/** A Retry-After the receiver sends with its failures, if any. */
+let retryAfter: string | undefined;
 let receiverUrl: string;
 let mock: MockService;
 
@@ -27,10 +29,11 @@ const readBody = (request: IncomingMessage) =>
 beforeEach(async () => {
   received = [];
   answers = [];
+  retryAfter = undefined;
   receiver = createServer(async (request, response) => {
     received.push({ method: request.method ?? '', contentType: request.headers['content-type'], body: JSON.parse(await readBody(request)) });
     const status = answers.shift() ?? 200;
-    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ received: status < 300 }));
+    response.writeHead(status, { 'content-type': 'application/json', ...(status >= 300 && retryAfter ? { 'retry-after': retryAfter } : {}) }).end(JSON.stringify({ received: status < 300 }));
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/omnimedia`;
@@ -103,6 +106,24 @@ describe('completion callbacks', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     await mock.callbacksSettled();
     expect(received).toHaveLength(3);
+  });
+
+  it("honours the receiver's Retry-After when it asks for longer than the next delay (a delivery in progress)", async () => {
+    answers = [503];
+    retryAfter = '5';
+    await submitImage();
+    await vi.advanceTimersByTimeAsync(3000);
+    await mock.callbacksSettled();
+    expect(mock.callbackDeliveries.map((d) => d.status)).toEqual([503]);
+    await vi.advanceTimersByTimeAsync(4999); // not after the usual 1 s
+    await mock.callbacksSettled();
+    expect(received).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await mock.callbacksSettled();
+    expect(mock.callbackDeliveries.map((d) => [d.attempt, d.status])).toEqual([
+      [1, 503],
+      [2, 200],
+    ]);
   });
 
   it('retries when nothing listens, and gives up after the configured delays', async () => {
