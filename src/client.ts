@@ -81,7 +81,7 @@ export class OmniMedia {
     this.taskEvents = waiting.events;
     this.taskDurations = waiting.durations;
     this.callbackTokens = settings.callbackSecrets && new CallbackTokens(settings.callbackSecrets);
-    this.uploadCache = settings.uploadCache && new UploadCache(settings.uploadCache);
+    this.uploadCache = settings.uploadCache && new UploadCache(settings.uploadCache, this.logger.warn);
 
     const { http, logger } = this;
     const context: ResourceContext = {

@@ -1,6 +1,7 @@
 import { MemoryUploadCacheStore } from '../coordination/memory.ts';
 import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
 import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
+import { raceAbort } from '../internal/race-abort.ts';
 import type { PreparedFile } from './inputs.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -48,30 +49,82 @@ export async function uploadCacheKey(file: PreparedFile & { source: { replayable
 export class UploadCache {
   readonly store: UploadCacheStore;
   readonly margin: number;
-  readonly #inFlight = new Map<string, Promise<CachedUpload>>();
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #warn: (message: string) => void;
 
-  constructor(options: UploadCacheOptions = {}) {
+  constructor(options: UploadCacheOptions = {}, warn: (message: string) => void = () => {}) {
     this.store = options.store ?? new MemoryUploadCacheStore(options.maxEntries);
     this.margin = options.margin ?? DEFAULT_UPLOAD_CACHE_MARGIN_MS;
+    this.#warn = warn;
   }
 
-  /** The cached record for `key` when it is still comfortably valid, else the result of `upload` (then cached). */
-  async getOrUpload<R extends CachedUpload>(key: string, upload: () => Promise<R>, now: () => number = Date.now): Promise<{ record: R; cached: boolean }> {
-    const pending = this.#inFlight.get(key);
-    if (pending) return { record: (await pending) as R, cached: true };
-    const found = await this.store.get(key);
-    if (found && expiresAtMs(found, now()) - now() > this.margin) return { record: found as R, cached: true };
-    if (found) await this.store.delete(key);
-    const uploadedAt = now();
-    const promise = upload();
-    this.#inFlight.set(key, promise);
+  /**
+   * The cached record for `key` when it is still comfortably valid, else the result of `upload`
+   * (then cached). Uploads of the same key at the same time share one, which belongs to none of
+   * them: it runs under a signal of its own (what `upload` is given), aborted only when every
+   * caller has gone. `signal` ends this caller's wait at once. A store that fails is a warning:
+   * the cache is a help, never a condition.
+   */
+  async getOrUpload<R extends CachedUpload>(
+    key: string,
+    upload: (signal: AbortSignal) => Promise<R>,
+    signal?: AbortSignal,
+    now: () => number = Date.now,
+  ): Promise<{ record: R; cached: boolean }> {
+    signal?.throwIfAborted();
+    let flight = this.#inFlight.get(key);
+    const cached = flight !== undefined;
+    if (!flight) {
+      const found = await this.#store(() => this.store.get(key), 'read');
+      if (found && expiresAtMs(found, now()) - now() > this.margin) return { record: found as R, cached: true };
+      if (found) await this.#store(() => this.store.delete(key), 'update');
+      // Another caller may have started the same upload meanwhile.
+      flight = this.#inFlight.get(key) ?? this.#start(key, upload, now);
+    }
+    const shared = flight;
+    shared.callers++;
     try {
-      const record = await promise;
-      const ttl = expiresAtMs(record, uploadedAt) - this.margin - now();
-      if (ttl > 0) await this.store.set(key, record, ttl);
-      return { record, cached: false };
+      return { record: (await (signal ? raceAbort(shared.promise, signal) : shared.promise)) as R, cached };
     } finally {
-      this.#inFlight.delete(key);
+      if (--shared.callers === 0 && this.#inFlight.get(key) === shared) {
+        this.#inFlight.delete(key);
+        shared.controller.abort(signal?.reason);
+      }
     }
   }
+
+  #start(key: string, upload: (signal: AbortSignal) => Promise<CachedUpload>, now: () => number): InFlight {
+    const controller = new AbortController();
+    const uploadedAt = now();
+    const flight: InFlight = {
+      callers: 0,
+      controller,
+      promise: upload(controller.signal).then(async (record) => {
+        const ttl = expiresAtMs(record, uploadedAt) - this.margin - now();
+        if (ttl > 0) await this.#store(() => this.store.set(key, record, ttl), 'update');
+        return record;
+      }),
+    };
+    flight.promise.catch(() => {}).finally(() => this.#inFlight.get(key) === flight && this.#inFlight.delete(key));
+    this.#inFlight.set(key, flight);
+    return flight;
+  }
+
+  /** A store call whose failure is a warning (`undefined`), never the upload's. */
+  async #store<T>(call: () => T | Promise<T>, what: 'read' | 'update'): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      this.#warn(`upload cache: the store could not ${what} a record (${String((error as Error)?.message ?? error)}); uploading without it`);
+      return undefined;
+    }
+  }
+}
+
+/** One upload shared by the callers of the same bytes. */
+interface InFlight {
+  promise: Promise<CachedUpload>;
+  controller: AbortController;
+  /** Callers waiting on it; when the last one goes, the upload is cancelled. */
+  callers: number;
 }

@@ -6,6 +6,7 @@
 import type { ValidationError } from '../errors.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { UploadOptions } from '../options.ts';
+import type { TransferProgress } from '../transport/progress.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { IMAGE_UPLOAD_ANSWER, VIDEO_UPLOAD_ANSWER } from '../schemas/answers.ts';
@@ -39,7 +40,10 @@ export function createUploader(ports: UploaderPorts): Uploader {
     const { cache } = ports;
     if (!cache || !file.source.replayable) return post(ports, file, options);
     const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
-    const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options));
+    // The shared upload runs under the cache's signal; this caller's ends only its own wait,
+    // and its progress stops with it.
+    const onProgress = (p: TransferProgress) => void (options.signal?.aborted || options.onProgress?.(p));
+    const { record, cached } = await cache.getOrUpload(key, (signal) => post(ports, file, { ...options, signal, onProgress }), options.signal);
     if (cached) {
       ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
       options.onProgress?.({ loaded: file.source.size, total: file.source.size });

@@ -1,0 +1,85 @@
+// The upload cache's shared in-flight upload belongs to no caller: it runs under its own
+// controller, cancelled only when every caller has gone; each caller's signal ends that
+// caller's wait at once; a store that fails costs a warning, never an upload that succeeded.
+import { describe, expect, it } from 'vitest';
+import { OmniMedia, type Logger, type UploadCacheStore } from '../../src/index.ts';
+import { fixture } from '../helpers/fixtures.ts';
+
+const png = fixture('tiny.png');
+const RECORD = { url: 'https://files.test/1.png', expires_at: Math.floor(Date.now() / 1000) + 86_400 };
+
+/** A client whose upload endpoint answers only when `finish()` is called; its requests' signals are kept. */
+function slowUploads(store?: UploadCacheStore) {
+  const signals: AbortSignal[] = [];
+  let finish!: () => void;
+  const answered = new Promise<void>((resolve) => (finish = resolve));
+  const warnings: string[] = [];
+  const logger: Logger = { error() {}, info() {}, debug() {}, warn: (message: string) => void warnings.push(message) };
+  const client = new OmniMedia({
+    apiKey: 'sk-cache-0123456789abcdef',
+    baseURL: 'https://api.test',
+    logger,
+    uploadCache: store ? { store } : true,
+    fetch: async (_input, init) => {
+      const signal = init?.signal as AbortSignal;
+      signals.push(signal);
+      await Promise.race([answered, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))]);
+      return Response.json(RECORD);
+    },
+  });
+  return { client, signals, finish, warnings };
+}
+
+const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('three concurrent uploads of the same bytes, with different signals', () => {
+  it('A aborts: A rejects at once with its reason; B (no signal) and C get the record of the one upload', async () => {
+    const { client, signals, finish } = slowUploads();
+    const a = new AbortController();
+    const c = new AbortController();
+    const uploads = [client.uploads.image(png.bytes, { signal: a.signal }), client.uploads.image(png.bytes), client.uploads.image(png.bytes, { signal: c.signal })];
+    const outcomes = uploads.map(settled);
+    await tick();
+    expect(signals).toHaveLength(1); // one request for the three
+    a.abort(new Error('A left'));
+    expect(await outcomes[0]).toEqual({ error: new Error('A left') }); // at once: the upload still runs
+    expect(signals[0]?.aborted).toBe(false); // was: the shared upload ran under A's signal
+    finish();
+    expect(await outcomes[1]).toEqual({ value: RECORD }); // was: A's reason
+    expect(await outcomes[2]).toEqual({ value: RECORD });
+  });
+
+  it('the upload is cancelled when every caller has gone, and not before', async () => {
+    const { client, signals } = slowUploads();
+    const callers = [new AbortController(), new AbortController(), new AbortController()];
+    const outcomes = callers.map((caller) => settled(client.uploads.image(png.bytes, { signal: caller.signal })));
+    await tick();
+    callers[0]?.abort(new Error('first'));
+    callers[1]?.abort(new Error('second'));
+    await tick();
+    expect(signals[0]?.aborted).toBe(false);
+    callers[2]?.abort(new Error('third'));
+    await expect.poll(() => signals[0]?.aborted).toBe(true);
+    expect(await Promise.all(outcomes)).toEqual([{ error: new Error('first') }, { error: new Error('second') }, { error: new Error('third') }]);
+    // A later upload of the same bytes starts afresh.
+    expect(client.uploads.image(png.bytes)).toBeInstanceOf(Promise);
+  });
+
+  it('a store whose get and set throw: the uploads succeed, with a warning (was a raw Error)', async () => {
+    const store: UploadCacheStore = {
+      get: () => Promise.reject(new Error('store down (get)')),
+      set: () => {
+        throw new Error('store down (set)');
+      },
+      delete: () => {},
+    };
+    const { client, finish, warnings } = slowUploads(store);
+    const outcomes = [client.uploads.image(png.bytes), client.uploads.image(png.bytes), client.uploads.image(png.bytes)].map(settled);
+    await tick();
+    finish();
+    expect(await Promise.all(outcomes)).toEqual([{ value: RECORD }, { value: RECORD }, { value: RECORD }]);
+    expect(warnings.some((w) => w.includes('store down (set)'))).toBe(true);
+    expect(warnings.some((w) => w.includes('store down (get)'))).toBe(true);
+  });
+});
