@@ -202,28 +202,47 @@ export class MemoryPollBudget implements PollBudget {
   }
 }
 
-/** The journal of one process: at most 10,000 submissions, each for a day at most. */
+/**
+ * The journal of one process: at most 10,000 submissions, each for a day at most. An entry is
+ * this process's until a wait of it gives up without the result (and no other wait of it is
+ * left): then `pending()` lists it, until a wait takes it again.
+ */
 export class MemoryJournal implements SubmissionJournal {
-  readonly #entries = new BoundedMap<string, JournalEntry>(MAX_JOURNAL_ENTRIES);
+  readonly #entries = new BoundedMap<string, { entry: JournalEntry; waits: number; given: boolean }>(MAX_JOURNAL_ENTRIES);
 
   record(entry: JournalEntry): void {
-    this.#entries.set(entry.task_id, entry, DAY_MS);
+    this.#entries.set(entry.task_id, { entry, waits: 0, given: false }, DAY_MS);
   }
 
-  adopt(): void {
-    // One process owns every entry it holds.
+  adopt(taskId: string): void {
+    const held = this.#entries.get(taskId);
+    if (held) {
+      held.waits++;
+      held.given = false;
+    }
+  }
+
+  release(taskId: string): void {
+    const held = this.#entries.get(taskId);
+    if (held && --held.waits <= 0) {
+      held.waits = 0;
+      held.given = true;
+    }
   }
 
   clear(taskId: string): void {
     this.#entries.delete(taskId);
   }
 
-  /** Nothing: in one process the owner of every entry is this process, alive. */
   pending(): JournalEntry[] {
-    return [];
+    return this.#list(true);
   }
 
   list(): JournalEntry[] {
-    return [...this.#entries.entries()].map(([, entry]) => entry);
+    return this.#list(false);
+  }
+
+  #list(given: boolean): JournalEntry[] {
+    return [...this.#entries.entries()].flatMap(([, held]) => (given && !held.given ? [] : [held.entry]));
   }
 }

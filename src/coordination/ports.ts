@@ -217,13 +217,23 @@ export interface JournalEntry {
 export interface SubmissionJournal {
   /** Record an accepted submission, owned by this instance. */
   record(entry: JournalEntry): void | Promise<void>;
-  /** This instance now waits on `taskId`: it owns the entry (if there is one). */
+  /** A wait of this instance starts on `taskId`: it owns the entry (if there is one). */
   adopt(taskId: string): void | Promise<void>;
+  /**
+   * A wait of this instance on `taskId` ended without its result (a time-out, an abort): when
+   * it was the instance's last wait on it and the entry is still the instance's, nobody waits
+   * on it any more, and `pending()` lists it.
+   */
+  release(taskId: string): void | Promise<void>;
   /** The task's result was seen. */
   clear(taskId: string): void | Promise<void>;
   /** Every entry. */
   list(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
-  /** The entries whose owner is gone (no instance waits on them): what a restart resumes. */
+  /**
+   * The entries nobody waits on: their owner is gone, or stopped waiting (`release`). What a
+   * restart, or a later pass, resumes. Entries past 24 h (the service keeps results that long)
+   * are dropped.
+   */
   pending(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
 }
 

@@ -9,20 +9,18 @@ import type {
   CachedUpload,
   Coordination,
   DedupeClaim,
-  JournalEntry,
   PollBudget,
   PollGrant,
   TaskListener,
 } from '../coordination/ports.ts';
-import { OmniMediaError } from '../errors.ts';
-import { BoundedMap } from '../internal/bounded-map.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
 import type { RedisCoordinationOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
-import { driverOf, replyList, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
+import { driverOf, replyList, storedJson, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
+import { RedisJournal } from './journal.ts';
 import { Outage } from './outage.ts';
-import { BUDGET_RELEASE, BUDGET_TAKE, DEDUPE_CLAIM, DURATION_ADD, JOURNAL_ADOPT, JOURNAL_PENDING, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
+import { BUDGET_RELEASE, BUDGET_TAKE, DEDUPE_CLAIM, DURATION_ADD, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
 
 const DAY_MS = 24 * 3_600_000;
 const MAX_HOLD_MS = 5_000;
@@ -30,8 +28,6 @@ const WINDOW_MS = 1_000;
 // A lease lives as long as its holder's liveness key; the lease key's own expiry only collects
 // leases nobody released, and is renewed at every hold (before each query: gaps are 30 s at most).
 const LEASE_KEY_TTL_MS = 120_000;
-/** A journal write made while Redis was down that is a clear. */
-const CLEARED = 'cleared';
 
 /**
  * The state a fleet shares, on Redis, through your own client (node-redis >= 5, connected, or
@@ -66,9 +62,9 @@ class RedisCoordination implements Coordination {
   readonly #held = new Set<string>();
   /** Leases given up whose release has not reached Redis yet (it was down): sent again at each heartbeat. */
   readonly #unreleased = new Set<string>();
-  /** Journal writes made while Redis was down (at most 10,000), sent when it is back. */
-  readonly #journalBacklog = new BoundedMap<string, JournalEntry | typeof CLEARED>(10_000);
   readonly leases: Coordination['leases'];
+  /** Accepted submissions: see journal.ts. */
+  readonly journal: RedisJournal;
   readonly #timer: ReturnType<typeof setInterval>;
   /** The pub/sub connection; `undefined` when it must be (re)made. */
   #subscription: Subscription | undefined;
@@ -85,6 +81,7 @@ class RedisCoordination implements Coordination {
     this.#prefix = options.prefix;
     this.#leaseMs = options.leaseMs;
     this.#outage = new Outage(options.logger, options.commandTimeoutMs);
+    this.journal = new RedisJournal({ command: (...args) => this.#command(...args), key: (name) => this.#key(name), outage: this.#outage, instanceId: this.instanceId });
     this.leases = {
       ttlMs: this.#leaseMs,
       hold: (taskId: string): Promise<boolean> =>
@@ -149,7 +146,7 @@ class RedisCoordination implements Coordination {
     if (!this.#subscription) this.#subscribe();
     this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
     this.#releaseLeases();
-    this.#flushJournal();
+    this.journal.flush();
   }
 
   /** Send again the releases Redis has not taken yet (it was down). */
@@ -274,55 +271,6 @@ class RedisCoordination implements Coordination {
       ),
   };
 
-  readonly journal = {
-    record: (entry: JournalEntry): Promise<void> => {
-      this.#journalBacklog.delete(entry.task_id);
-      return this.#outage.run(
-        async () => void (await this.#command('HSET', this.#key('journal'), entry.task_id, this.#journalValue(entry))),
-        // Redis down: written when it is back, so a crash after that still loses no task.
-        () => void this.#journalBacklog.set(entry.task_id, entry),
-      );
-    },
-    adopt: (taskId: string): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('EVAL', JOURNAL_ADOPT, 1, this.#key('journal'), taskId, this.instanceId)),
-        () => undefined,
-      ),
-    clear: (taskId: string): Promise<void> => {
-      this.#journalBacklog.delete(taskId);
-      return this.#outage.run(
-        async () => void (await this.#command('HDEL', this.#key('journal'), taskId)),
-        () => void this.#journalBacklog.set(taskId, CLEARED),
-      );
-    },
-    list: async (): Promise<JournalEntry[]> => entries(replyList(await this.#required(() => this.#command('HGETALL', this.#key('journal')))).filter((_, i) => i % 2 === 1)),
-    pending: async (): Promise<JournalEntry[]> =>
-      entries(replyList(await this.#required(() => this.#command('EVAL', JOURNAL_PENDING, 1, this.#key('journal'), this.#key('instance:'), Date.now() - DAY_MS)))),
-  };
-
-  #journalValue(entry: JournalEntry): string {
-    return JSON.stringify({ ...entry, owner: this.instanceId });
-  }
-
-  /** Send the journal writes made while Redis was down; each leaves the backlog once Redis has it. */
-  #flushJournal(): void {
-    for (const [taskId, write] of [...this.#journalBacklog.entries()]) {
-      this.#outage.fire(async () => {
-        if (write === CLEARED) await this.#command('HDEL', this.#key('journal'), taskId);
-        else await this.#command('HSET', this.#key('journal'), taskId, this.#journalValue(write));
-        if (this.#journalBacklog.get(taskId) === write) this.#journalBacklog.delete(taskId);
-      });
-    }
-  }
-
-  /** A read the caller must not get wrong: an `OmniMediaError` when Redis cannot answer. */
-  async #required<T>(op: () => Promise<T>): Promise<T> {
-    const failed = Symbol('failed');
-    const value = await this.#outage.run<T | typeof failed>(op, () => failed);
-    if (value === failed) throw new OmniMediaError('The journal is on Redis, which cannot be reached now: try again when it is back');
-    return value;
-  }
-
   budget(maxPerSecond: number): PollBudget {
     const local = (): MemoryPollBudget => {
       let budget = this.#fallback.budgets.get(maxPerSecond);
@@ -356,25 +304,3 @@ class RedisCoordination implements Coordination {
 }
 
 
-/**
- * A value we stored as JSON, or `undefined` when it is not (absent, or written by something
- * else under our prefix): a stranger's value is a miss, never an outage or a thrown SyntaxError.
- */
-function storedJson<T extends object>(value: unknown): T | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return parsed && typeof parsed === 'object' ? (parsed as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Journal entries from their JSON (the owner left out); what is not one is skipped. */
-function entries(values: string[]): JournalEntry[] {
-  return values.flatMap((value) => {
-    const entry = storedJson<Partial<JournalEntry>>(value);
-    if (typeof entry?.task_id !== 'string' || typeof entry.kind !== 'string' || typeof entry.submitted_at !== 'number') return [];
-    return [{ task_id: entry.task_id, kind: entry.kind, submitted_at: entry.submitted_at }];
-  });
-}

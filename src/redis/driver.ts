@@ -127,3 +127,17 @@ export function replyList(reply: unknown): string[] {
   if (reply && typeof reply === 'object') return Object.entries(reply).flat().map(String);
   return [];
 }
+
+/**
+ * A value we stored as JSON, or `undefined` when it is not (absent, or written by something
+ * else under our prefix): a stranger's value is a miss, never an outage or a thrown SyntaxError.
+ */
+export function storedJson<T extends object>(value: unknown): T | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed && typeof parsed === 'object' ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}

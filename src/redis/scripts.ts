@@ -67,7 +67,7 @@ end
 if holder == 'done' then return 0 end
 return holder`;
 
-/** The journal entry ARGV[1] (if any) is now owned by ARGV[2]. */
+/** The journal entry ARGV[1] (if any) of the hash KEYS[1] is now owned by ARGV[2]. */
 export const JOURNAL_ADOPT = `local value = redis.call('HGET', KEYS[1], ARGV[1])
 if value then
   local ok, entry = pcall(cjson.decode, value)
@@ -78,21 +78,32 @@ if value then
 end
 return 1`;
 
-/**
- * The journal entries whose owner is gone (its liveness key ARGV[1]..owner expired); entries
- * submitted before ARGV[2] (a day ago: the service keeps results 24 h) are dropped.
- */
-export const JOURNAL_PENDING = `local all = redis.call('HGETALL', KEYS[1])
-local out = {}
-for i = 1, #all, 2 do
-  local ok, entry = pcall(cjson.decode, all[i + 1])
-  if ok and type(entry) == 'table' and type(entry.owner) == 'string' then
-    local at = tonumber(entry.submitted_at)
-    if at == nil or at < tonumber(ARGV[2]) then
-      redis.call('HDEL', KEYS[1], all[i])
-    elseif redis.call('EXISTS', ARGV[1] .. entry.owner) == 0 then
-      table.insert(out, all[i + 1])
-    end
+/** The journal entry ARGV[1] of the hash KEYS[1], if ARGV[2] owns it, is now nobody's: its last wait gave up. */
+export const JOURNAL_RELEASE = `local value = redis.call('HGET', KEYS[1], ARGV[1])
+if value then
+  local ok, entry = pcall(cjson.decode, value)
+  if ok and type(entry) == 'table' and entry.owner == ARGV[2] then
+    entry.owner = ''
+    redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
   end
 end
-return out`;
+return 1`;
+
+/**
+ * Record the entry ARGV[2] of the task ARGV[1], submitted at ARGV[3] ms, in the hash KEYS[1] and
+ * its index by time KEYS[2]; then drop up to 100 entries submitted before ARGV[4] (the 24 h
+ * horizon): every record keeps the journal bounded.
+ */
+export const JOURNAL_RECORD = `redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4], 'LIMIT', 0, 100)
+if #old > 0 then
+  redis.call('HDEL', KEYS[1], unpack(old))
+  redis.call('ZREM', KEYS[2], unpack(old))
+end
+return #old`;
+
+/** Drop the entries ARGV (task ids, a page at most) from the hash KEYS[1] and its index KEYS[2]. */
+export const JOURNAL_CLEAR = `redis.call('HDEL', KEYS[1], unpack(ARGV))
+redis.call('ZREM', KEYS[2], unpack(ARGV))
+return 1`;

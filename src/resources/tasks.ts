@@ -35,9 +35,10 @@ export class Tasks {
 
   /**
    * Tasks submitted (here or by another instance of the fleet) whose result nobody has seen
-   * and that nobody waits on any more: their instance died or stopped waiting. Resume each
-   * with `tasks.wait`. With a `coordination` (omnimedia/redis) this is how a restart loses no
-   * task; in one process without one, the list is always empty (this process owns them all).
+   * and that nobody waits on any more: their instance died, or its last wait on them stopped
+   * without the result (a time-out, an abort). Resume each with `tasks.wait`. With a
+   * `coordination` (omnimedia/redis) this is how a restart loses no task; in one process, it
+   * lists the submissions whose waits gave up.
    *
    * @example
    * ```ts

@@ -119,6 +119,8 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
   // A task this wait saw end by its own query: news for the others (other waits, other
   // instances), published once the wait is over.
   let news: TaskResult | undefined;
+  /** The task's end was seen (its journal entry cleared). */
+  let ended = false;
   try {
     settle(() => target.journal?.adopt(taskId));
     // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
@@ -193,6 +195,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
       key ??= task.normalized_model;
       onProgress?.(task, { elapsedMs: now - started, polls });
       if (isTerminalStatus(task.status)) {
+        ended = true;
         // Shared state is a help, never a condition: a store that fails costs no result.
         if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
         settle(() => target.journal?.clear(taskId));
@@ -211,6 +214,9 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
     unsubscribe();
     signal?.removeEventListener('abort', onAbort);
     if (news) settle(() => events.publish(news as TaskResult));
+    // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
+    // task, and tasks.pending() lists it once no wait does.
+    if (!ended) settle(() => target.journal?.release(taskId));
     if (leases) settle(() => leases.release(taskId));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');

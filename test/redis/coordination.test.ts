@@ -288,6 +288,78 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await b.coordination.journal.list()).toEqual([]);
   });
 
+  it('a wait given up on a live instance lists its task as pending (was: not until that instance stopped); the last wait of it counts', async () => {
+    const a = await instance();
+    const b = await instance();
+    const entry = { task_id: 'task_1', kind: 'video_generation', submitted_at: Date.now() };
+    await a.coordination.journal.record(entry);
+    await a.coordination.journal.adopt('task_1'); // two waits on A
+    await a.coordination.journal.adopt('task_1');
+    await a.coordination.journal.release('task_1'); // one times out: the other still waits
+    expect(await b.coordination.journal.pending()).toEqual([]);
+    await a.coordination.journal.release('task_1'); // the last one gives up: A lives, but nobody waits
+    expect(await b.coordination.journal.pending()).toEqual([entry]);
+    await b.coordination.journal.adopt('task_1'); // B resumes it
+    expect(await a.coordination.journal.pending()).toEqual([]);
+    await a.coordination.journal.release('task_1'); // not A's any more: no effect
+    expect(await a.coordination.journal.pending()).toEqual([]);
+  });
+
+  it('through the client: a .wait() that timed out leaves its task in tasks.pending() of a live fleet', async () => {
+    const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+    const fetch = async (input: Request | string | URL) =>
+      String(input).endsWith('/generations') ? Response.json({ task_id: 'task_slow', status: 'pending' }) : Response.json({ task_id: 'task_slow', status: 'processing' });
+    const client = new OmniMedia({ apiKey: 'sk-fleet-0123456789abcdef', baseURL: 'https://api.test', fetch, coordination: (await instance()).coordination, logger: quiet });
+    const waiting = client.images.generate({ model: 'm', prompt: 'p' }).wait({ timeout: 300, initialDelay: 0 });
+    await expect(waiting).rejects.toMatchObject({ name: 'WaitTimeoutError' });
+    await expect.poll(async () => (await client.tasks.pending()).map((e) => e.task_id)).toEqual(['task_slow']);
+  });
+
+  it('thousands of entries: pending() reads them in pages, lists those of dead owners, drops those past 24 h', async () => {
+    const live = await instance();
+    const dead = await instance();
+    const now = Date.now();
+    const DAY = 24 * 3_600_000;
+    const N = 1_500;
+    for (let i = 0; i < N; i++) {
+      await live.coordination.journal.record({ task_id: `live_${i}`, kind: 'image_generation', submitted_at: now });
+      await dead.coordination.journal.record({ task_id: `dead_${i}`, kind: 'image_generation', submitted_at: now });
+    }
+    // Entries past the horizon, as an older version (with no index) left them: pending() drops them.
+    for (let i = 0; i < N; i += 500)
+      await raw.hSet('test:journal', Object.fromEntries(Array.from({ length: 500 }, (_, j) => [`old_${i + j}`, JSON.stringify({ task_id: `old_${i + j}`, kind: 'image_generation', submitted_at: now - DAY - 60_000, owner: 'gone' })])));
+    await dead.coordination.close();
+    await sleep(LEASE_MS + 100);
+
+    const replies: number[] = [];
+    const commands: string[] = [];
+    const client = live.redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const method = 'call' in client ? 'call' : 'sendCommand';
+    const send = (client[method] as (...args: unknown[]) => Promise<unknown>).bind(client);
+    client[method] = async (...args: unknown[]) => {
+      const words = (Array.isArray(args[0]) ? args[0] : args) as string[];
+      commands.push(String(words[0]).toUpperCase());
+      const reply = await send(...args);
+      replies.push(Array.isArray(reply) ? reply.flat().length : 1);
+      return reply;
+    };
+    const pending = await live.coordination.journal.pending();
+    client[method] = send;
+    expect(pending.map((e) => e.task_id).sort()).toEqual(Array.from({ length: N }, (_, i) => `dead_${i}`).sort());
+    expect(commands).not.toContain('HGETALL');
+    expect(commands).toContain('HSCAN');
+    expect(Math.max(...replies)).toBeLessThanOrEqual(2 * 1_000 + 2); // a page at a time, never the whole journal
+    expect(await raw.hLen('test:journal')).toBe(2 * N); // the old ones were dropped
+  }, 60_000);
+
+  it('the journal stays bounded: a record drops the entries past the 24 h horizon', async () => {
+    const a = await instance();
+    const old = Date.now() - 24 * 3_600_000 - 60_000;
+    for (let i = 0; i < 150; i++) await a.coordination.journal.record({ task_id: `old_${i}`, kind: 'image_generation', submitted_at: old });
+    await a.coordination.journal.record({ task_id: 'new', kind: 'image_generation', submitted_at: Date.now() });
+    expect(await raw.hKeys('test:journal')).toEqual(['new']);
+  });
+
   it('journal writes made while Redis cannot be reached are sent when it is back: a crash after that loses no task', async () => {
     const a = await instance();
     const b = await instance();

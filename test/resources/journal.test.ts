@@ -42,6 +42,26 @@ describe('the journal of accepted submissions', () => {
     expect(await c.journal.list()).toEqual([]);
   });
 
+  it('pending() lists a task whose wait gave up on this live instance (timed out, aborted), until a wait takes it again', async () => {
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' })),
+      http.get(`${BASE_URL}/v1/tasks/t_1`, () => HttpResponse.json({ task_id: 't_1', status: 'processing' })),
+    );
+    const c = client();
+    const pending = c.images.generate({ model: 'm', prompt: 'p' });
+    await pending;
+    expect(await c.tasks.pending()).toEqual([]); // submitted here: this process expects its result
+    await expect(pending.wait({ initialDelay: 0, timeout: 50 })).rejects.toMatchObject({ name: 'WaitTimeoutError' });
+    expect((await c.tasks.pending()).map((e) => e.task_id)).toEqual(['t_1']); // was: always [] in one process
+    const controller = new AbortController();
+    const again = c.tasks.wait('t_1', { signal: controller.signal }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await c.tasks.pending()).toEqual([]); // waited on again
+    controller.abort();
+    await again;
+    expect((await c.tasks.pending()).map((e) => e.task_id)).toEqual(['t_1']); // given up again
+  });
+
   it('a journal that fails costs no task: the submission still resolves with its id', async () => {
     server.use(http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' })));
     const c = client();
