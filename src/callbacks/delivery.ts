@@ -115,8 +115,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
         return reject(408, 'read_timeout', true);
       }
       task = posted;
-      for (const { field, found, outcome, key } of answerNotes(posted))
-        logger.warnOnce(key, `callback for task ${posted.task_id}: ${field} was ${found}, ${outcome} (rawAnswer(task) has it as sent; said once per field)`);
+      for (const { key, text } of answerNotes(posted)) logger.warnOnce(key, `callback for task ${posted.task_id}: ${text} (rawAnswer() keeps it as sent; said once)`);
       if (verify) {
         task = await confirmTask(ports, posted);
         if (task.status !== posted.status) {

@@ -12,7 +12,7 @@ export const MAX_TASK_ID_LENGTH = 512;
 /** What is wrong with `value` as a task id, or `undefined` when it is a good one. */
 export function taskIdProblem(value: unknown): string | undefined {
   if (value === undefined) return 'is required';
-  if (typeof value !== 'string') return 'must be a task id string';
+  if (typeof value !== 'string') return 'must be a string';
   if (value.length === 0) return 'must not be empty';
   if (value.length > MAX_TASK_ID_LENGTH) return `must be at most ${MAX_TASK_ID_LENGTH} characters (got ${value.length.toLocaleString('en-US')})`;
   if (!value.isWellFormed()) return 'must be well-formed Unicode (it holds a lone surrogate)';

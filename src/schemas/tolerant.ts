@@ -20,8 +20,8 @@ export type FieldRule = 's' | 'n' | 't' | { list: Fields; id?: string };
 export type Fields = Record<string, FieldRule>;
 
 /**
- * What an answer holds: the fields it cannot do without (`id`: a non-empty string, a task id
- * by its rule; `s`: a string), read strictly; its other known fields, read tolerantly;
+ * What an answer holds: the fields it cannot do without (`id`: an id by the task id rule, see
+ * task-id.ts; `s`: a string), read strictly; its other known fields, read tolerantly;
  * `defaults` for a required field that is absent, `null` or not a string (a submission's
  * status: `pending`).
  */
@@ -33,14 +33,10 @@ export interface AnswerShape {
 
 /** What tolerant reading did with one field: read it as its type, or left it out. */
 export interface AnswerNote {
-  /** The field, e.g. `total_cost` or `attempts[].elapsed_s`. */
-  field: string;
-  /** What came: `a string ("0.25")`. */
-  found: string;
-  /** `read as 0.25`, or `left out`. */
-  outcome: string;
   /** The field, the type that came and what became of it: what a warning is given once for. */
   key: string;
+  /** e.g. `total_cost was "0.25": read as 0.25`, `attempts[].elapsed_s was true: left out`. */
+  text: string;
 }
 
 const RAW = Symbol.for('omnimedia.rawAnswer');
@@ -71,20 +67,11 @@ const NUMERIC = /^-?(0|[1-9]\d*)(\.\d+)?(e[+-]?\d+)?$/i;
 // exactly (no offset is local time, wherever that is; more digits would be rounded away).
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)$/i;
 
-const describe = (value: unknown): string =>
-  Array.isArray(value) ? 'a list' : typeof value === 'string' ? `a string (${JSON.stringify(value.slice(0, 40))})` : `${typeof value === 'object' ? 'an' : 'a'} ${typeof value} (${JSON.stringify(value)?.slice(0, 40)})`;
-
-const note = (notes: AnswerNote[], field: string, value: unknown, read?: unknown): void => {
-  const outcome = read === undefined ? 'left out' : `read as ${JSON.stringify(read)}`;
-  notes.push({ field, found: describe(value), outcome, key: `${field} ${Array.isArray(value) ? 'list' : typeof value} ${read === undefined}` });
-};
-
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `value` read as `rule` without loss, or `undefined` when it cannot be. */
 function readAs(rule: 's' | 'n' | 't', value: unknown): unknown {
-  if (rule === 's') return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
-  if (typeof value === 'number') return value;
+  if (rule === 's') return typeof value === 'number' ? String(value) : undefined;
   if (typeof value !== 'string') return undefined;
   if (NUMERIC.test(value)) {
     const number = Number(value);
@@ -94,38 +81,40 @@ function readAs(rule: 's' | 'n' | 't', value: unknown): unknown {
   return rule === 't' && INSTANT.test(value) ? Date.parse(value) / 1000 : undefined;
 }
 
-/** The known fields of `input` read by `fields`, unknown ones kept, into a fresh object. */
-function readObject(input: Record<string, unknown>, fields: Fields, notes: AnswerNote[], prefix: string): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...input };
-  for (const [key, rule] of Object.entries(fields)) {
-    const value = input[key];
-    if (value === null || value === undefined) {
-      delete out[key];
-      continue;
-    }
-    const field = prefix + key;
-    if (typeof rule === 'object') {
-      if (!Array.isArray(value)) {
-        delete out[key];
-        note(notes, field, value);
-        continue;
-      }
-      const { list, id } = rule;
-      out[key] = value.flatMap((item) => {
-        if (isRecord(item) && (id === undefined || typeof item[id] === 'string')) return [readObject(item, list, notes, `${field}[].`)];
-        const without = id !== undefined && isRecord(item);
-        note(notes, `${field}[]${without ? `.${id}` : ''}`, without ? item[id] : item);
-        return [];
-      });
-      continue;
-    }
-    if (typeof value === (rule === 's' ? 'string' : 'number')) continue;
-    const read = readAs(rule, value);
-    if (read === undefined) delete out[key];
-    else out[key] = read;
-    note(notes, field, value, read);
+/** Reads the known fields of answers, noting what it read or left out. */
+class Reader {
+  readonly notes: AnswerNote[] = [];
+
+  note(field: string, value: unknown, read?: unknown): void {
+    this.notes.push({
+      key: `${field} ${Array.isArray(value) ? 'list' : typeof value} ${read === undefined}`,
+      text: `${field} was ${JSON.stringify(value).slice(0, 40)}: ${read === undefined ? 'left out' : `read as ${JSON.stringify(read)}`}`,
+    });
   }
-  return out;
+
+  /** The known fields of `input` read by `fields`, unknown ones kept, into a fresh object. */
+  object(input: Record<string, unknown>, fields: Fields, prefix = ''): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...input };
+    for (const [key, rule] of Object.entries(fields)) {
+      const value = input[key];
+      const field = prefix + key;
+      let read: unknown = value;
+      if (value === null || value === undefined) read = undefined;
+      else if (typeof rule === 'object') {
+        const { list, id } = rule;
+        read = Array.isArray(value)
+          ? value.flatMap((item) => {
+              if (isRecord(item) && (id === undefined || typeof item[id] === 'string')) return [this.object(item, list, `${field}[].`)];
+              this.note(`${field}[]${id && isRecord(item) ? `.${id}` : ''}`, id && isRecord(item) ? item[id] : item);
+              return [];
+            })
+          : this.note(field, value);
+      } else if (typeof value !== (rule === 's' ? 'string' : 'number')) this.note(field, value, (read = readAs(rule, value)));
+      if (read === undefined) delete out[key];
+      else out[key] = read;
+    }
+    return out;
+  }
 }
 
 /** Where an answer fell short of what it cannot do without. */
@@ -139,33 +128,24 @@ export interface AnswerProblem {
  * or the problems of a body that lacks what it cannot do without.
  */
 export function readAnswer(input: unknown, { required, fields, defaults = {} }: AnswerShape): { value: Record<string, unknown> } | { problems: AnswerProblem[] } {
-  if (!isRecord(input)) return { problems: [{ field: '', message: `must be a JSON object, not ${input === null ? 'null' : Array.isArray(input) ? 'a list' : typeof input}` }] };
-  const notes: AnswerNote[] = [];
-  const value = readObject(input, fields, notes, '');
+  if (!isRecord(input)) return { problems: [{ field: '', message: 'must be a JSON object' }] };
+  const reader = new Reader();
+  const value = reader.object(input, fields);
   const problems: AnswerProblem[] = [];
   for (const [field, rule] of Object.entries(required)) {
     let given = value[field];
     const fallback = defaults[field];
     if (typeof given !== 'string' && fallback !== undefined) {
-      if (given !== undefined && given !== null) note(notes, field, given, fallback);
+      if (given != null) reader.note(field, given, fallback);
       given = value[field] = fallback;
     }
     // An id sent as a whole number reads as its decimal string, which is what a URL carries.
-    if (rule === 'id' && typeof given === 'number' && Number.isSafeInteger(given)) {
-      note(notes, field, given, (given = value[field] = String(given)));
-    }
-    const problem =
-      field === 'task_id'
-        ? taskIdProblem(given)
-        : given === undefined || given === null
-          ? 'is required'
-          : typeof given !== 'string' || (rule === 'id' && given === '')
-            ? `must be a ${rule === 'id' ? 'non-empty ' : ''}string`
-            : undefined;
-    if (problem) problems.push({ field, message: problem });
+    if (rule === 'id' && Number.isSafeInteger(given)) reader.note(field, given, (given = value[field] = String(given)));
+    const message = rule === 'id' ? taskIdProblem(given) : typeof given === 'string' ? undefined : given == null ? 'is required' : 'must be a string';
+    if (message) problems.push({ field, message });
   }
   if (problems.length > 0) return { problems };
   Object.defineProperty(value, RAW, { value: input });
-  if (notes.length > 0) Object.defineProperty(value, NOTES, { value: notes });
+  if (reader.notes.length > 0) Object.defineProperty(value, NOTES, { value: reader.notes });
   return { value };
 }

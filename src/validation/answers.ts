@@ -28,7 +28,6 @@ export function parseResponse<T>(shape: AnswerShape, body: unknown, what: string
     const more = problems.length > MAX_PROBLEMS_SHOWN ? `; and ${problems.length - MAX_PROBLEMS_SHOWN} more` : '';
     throw new APIError(`${what}: unexpected response from the service (${shown.join('; ')}${more})`, { ...context, body });
   }
-  for (const { field, found, outcome, key } of answerNotes(read.value))
-    context.warnOnce?.(key, `${what}: ${field} was ${found}, ${outcome} (rawAnswer(result) has the answer as sent; said once per field)`);
+  for (const { key, text } of answerNotes(read.value)) context.warnOnce?.(key, `${what}: ${text} (rawAnswer() keeps it as sent; said once)`);
   return read.value as T;
 }

@@ -62,7 +62,7 @@ describe('lazy validation', () => {
   it.each([
     ['', 'must not be empty'],
     [undefined, 'is required'],
-    [42, 'must be a task id string'],
+    [42, 'must be a string'],
     ['.', 'must not be "." or ".."'],
     ['..', 'must not be "." or ".."'],
   ])('tasks.retrieve(%j) fails locally with the zod-equivalent issue', async (taskId, message) => {
