@@ -15,6 +15,7 @@ import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
 import type { CallbackTokens } from './token.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * Called once per accepted delivery, with the service's own version of the task when verified.
@@ -93,7 +94,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   }
   const store = settings.dedupe === false ? undefined : settings.dedupe === true ? ports.defaultDedupe() : settings.dedupe;
   const parseOptions = { maxBytes: settings.maxBytes };
-  const sharedStateFailed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${String((error as Error)?.message ?? error)}`);
+  const sharedStateFailed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${errorText(error)}`);
   const reject = (status: number, reason: string, close?: true): Answer => ({
     status,
     body: { ok: false, reason },
@@ -130,7 +131,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
         logger[level](`callback rejected (${error.reason}): ${error.message}`);
         return reject(STATUS_OF[error.reason], error.reason, error.reason === 'too_large' ? true : undefined);
       }
-      logger.error(`callback could not be verified: ${String((error as Error)?.message ?? error)}`);
+      logger.error(`callback could not be verified: ${errorText(error)}`);
       return reject(500, 'verify_failed');
     }
 
@@ -142,7 +143,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       if (claim === false) return { status: 200, body: { ok: true, duplicate: true } };
       if (claim === 'in_progress') return { ...reject(503, 'in_progress'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
     } catch (error) {
-      logger.error(`callback dedupe store failed: ${String((error as Error)?.message ?? error)}`);
+      logger.error(`callback dedupe store failed: ${errorText(error)}`);
       return reject(500, 'dedupe_failed');
     }
     // Only news we can trust reaches pending waits: verified, or carried by a checked token.
@@ -151,7 +152,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     try {
       await onTask(task);
     } catch (error) {
-      logger.error(`callback onTask threw for task ${task.task_id}: ${String((error as Error)?.message ?? error)}`);
+      logger.error(`callback onTask threw for task ${task.task_id}: ${errorText(error)}`);
       try {
         await store?.release(key);
       } catch {

@@ -7,6 +7,7 @@ import type { ParseCallbackOptions } from '../options.ts';
 import { isPlainObject, PlainDataError, toPlainData, type PlainDataProblem } from '../internal/plain-data.ts';
 import { TASK_ANSWER } from '../schemas/answers.ts';
 import { readAnswer } from '../schemas/tolerant.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * What `parseCallback` reads: the raw body in any form a server hands it over.
@@ -39,7 +40,7 @@ export async function readCapped(
     try {
       step = await next();
     } catch (error) {
-      throw new CallbackError('invalid_body', `Callback body could not be read: ${(error as Error)?.message ?? String(error)}`, {
+      throw new CallbackError('invalid_body', `Callback body could not be read: ${errorText(error)}`, {
         cause: error,
       });
     }
@@ -182,7 +183,7 @@ export async function parseCallback(body: CallbackBody, options?: ParseCallbackO
   } catch (error) {
     if (error instanceof CallbackError) throw error;
     // A hostile Proxy or getter, a stack overflow: still a CallbackError, never something else.
-    throw new CallbackError('invalid_body', `Callback body could not be read: ${String((error as Error)?.message ?? error)}`, {
+    throw new CallbackError('invalid_body', `Callback body could not be read: ${errorText(error)}`, {
       cause: error,
     });
   }

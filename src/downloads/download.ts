@@ -5,6 +5,7 @@ import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
 import { checkTarget, toNodeWritable, toPath, type Staged } from './node-targets.ts';
 import type { DownloadTarget } from './targets.ts';
+import { errorText } from '../internal/error-text.ts';
 
 // Specifiers in variables so browser bundlers leave the Node-only branch alone.
 const EXTENSIONS: Record<string, string> = {
@@ -70,7 +71,7 @@ export async function downloadOne(
   const failed = (error: unknown) => {
     if (options.signal?.aborted) return options.signal.reason;
     if (error instanceof ValidationError || error instanceof APIConnectionError) return error;
-    return new APIConnectionError(`${what}: the download broke off (${String((error as Error)?.message ?? error)})`, { cause: error });
+    return new APIConnectionError(`${what}: the download broke off (${errorText(error)})`, { cause: error });
   };
   try {
     if (to === undefined) return await new Response(body).blob();

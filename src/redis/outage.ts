@@ -1,5 +1,6 @@
 import type { Logger } from '../internal/logger.ts';
 import { raceTimer } from '../internal/race-timer.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * Redis down or slow never costs a result: every call has a short timeout, and a call that
@@ -70,7 +71,7 @@ export class Outage {
     if (this.#down || this.#closed || epoch !== this.#epoch) return;
     this.#down = true;
     this.#logger.warn(
-      `[omnimedia] Redis is unavailable (${String((error as Error)?.message ?? error)}): waits poll locally, handlers dedupe per process, until it is back`,
+      `[omnimedia] Redis is unavailable (${errorText(error)}): waits poll locally, handlers dedupe per process, until it is back`,
     );
   }
 

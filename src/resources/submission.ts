@@ -8,6 +8,7 @@ import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
 import type { ResourceContext } from './context.ts';
+import { errorText } from '../internal/error-text.ts';
 
 export interface Submission {
   path: string;
@@ -58,7 +59,7 @@ export function submitTask<S extends { task_id: string }>(
       try {
         await context.journal.record({ task_id: taskId, kind: submission.kind, submitted_at: submittedAt });
       } catch (error) {
-        context.waiting.logger?.warn(`${submission.what}: task ${taskId} could not be journaled: ${String((error as Error)?.message ?? error)}`);
+        context.waiting.logger?.warn(`${submission.what}: task ${taskId} could not be journaled: ${errorText(error)}`);
       }
     };
     const accepted = await context.http.request({

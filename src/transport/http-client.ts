@@ -11,6 +11,7 @@ import { contentLength } from '../internal/content-length.ts';
 import { redact, type LevelledLogger } from '../internal/logger.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * The `fetch` the client calls: the platform's by default, or the `fetch` option.
@@ -85,7 +86,7 @@ export interface HttpRequest<T = unknown> {
 
 /** What went wrong on the socket: the first error code in the cause chain (`ECONNREFUSED`), else its deepest message. */
 function socketReason(error: unknown): string {
-  let reason = String((error as Error | undefined)?.message ?? error);
+  let reason = errorText(error);
   const code = findInCauses(error, (link) => {
     if (typeof link.code === 'string') return link.code;
     if (typeof link.message === 'string' && link.message) reason = link.message;
@@ -298,7 +299,7 @@ export class HttpClient {
           : `the connection failed (${reason})`;
       return new APIConnectionError(`${what}: ${message}`, { cause: error, taskId });
     }
-    return new APIError(`${what}: the request failed (${redact(String((error as Error)?.message ?? error), this.#config.apiKey)})`, {
+    return new APIError(`${what}: the request failed (${redact(errorText(error), this.#config.apiKey)})`, {
       cause: error,
       taskId,
     });

@@ -3,6 +3,7 @@ import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
 import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
 import { raceAbort } from '../internal/race-abort.ts';
 import type { PreparedFile } from './inputs.ts';
+import { errorText } from '../internal/error-text.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Files are hashed a chunk at a time so that hashing never holds more than this in memory.
@@ -115,7 +116,7 @@ export class UploadCache {
     try {
       return await call();
     } catch (error) {
-      this.#warn(`upload cache: the store could not ${what} a record (${String((error as Error)?.message ?? error)}); uploading without it`);
+      this.#warn(`upload cache: the store could not ${what} a record (${errorText(error)}); uploading without it`);
       return undefined;
     }
   }

@@ -3,6 +3,7 @@ import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.t
 import { contentLength } from '../internal/content-length.ts';
 import { openPath, READ_CHUNK_BYTES, readPath } from './node-files.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * A file on disk to upload, or to pass as `image`/`mask`/`images`/`input_video` where a plain
@@ -121,7 +122,7 @@ async function headOfBlob(blob: Blob, field: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
   } catch (error) {
-    throw new ValidationError([{ path: field, message: `cannot be read: ${String((error as Error)?.message ?? error)}` }]);
+    throw new ValidationError([{ path: field, message: `cannot be read: ${errorText(error)}` }]);
   }
 }
 

@@ -11,6 +11,7 @@ import { Cadence } from './cadence.ts';
 import type { TaskDurations } from './durations.ts';
 import type { PollScheduler } from './scheduler.ts';
 import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
+import { errorText } from '../internal/error-text.ts';
 
 // A created_at this far from our clock is not trusted as the task's age.
 const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
@@ -167,15 +168,15 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
           unreachable = failedBeforeSending(error) ? unreachable + 1 : 0;
           if (unreachable === UNREACHABLE_WARNING_AFTER)
             target.logger?.warn(
-              `wait(${taskId}): ${unreachable} queries in a row could not connect (${(error as Error).message}): is baseURL right? The wait goes on until its deadline.`,
+              `wait(${taskId}): ${unreachable} queries in a row could not connect (${errorText(error)}): is baseURL right? The wait goes on until its deadline.`,
             );
           if (isUnusableAnswer(error) && !unusable) {
             unusable = true;
-            target.logger?.warn(`wait(${taskId}): could not use the answer (${(error as Error).message}); retried until the deadline`);
+            target.logger?.warn(`wait(${taskId}): could not use the answer (${errorText(error)}); retried until the deadline`);
           }
           // Inside a wait even a long Retry-After is honoured: the deadline bounds it.
           const delay = transientDelay(error, failures);
-          target.logger?.info(`wait(${taskId}): query failed (${(error as Error).message}); next query in ${Math.round(delay)} ms`);
+          target.logger?.info(`wait(${taskId}): query failed (${errorText(error)}); next query in ${Math.round(delay)} ms`);
           nextAt = Date.now() + delay;
           continue;
         }
