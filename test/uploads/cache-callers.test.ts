@@ -1,7 +1,7 @@
 // The upload cache's shared in-flight upload belongs to no caller: it runs under its own
 // controller, cancelled only when every caller has gone; each caller's signal ends that
 // caller's wait at once; a store that fails costs a warning, never an upload that succeeded.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { OmniMedia, type Logger, type UploadCacheStore } from '../../src/index.ts';
 import { fixture } from '../helpers/fixtures.ts';
 
@@ -27,11 +27,19 @@ function slowUploads(store?: UploadCacheStore) {
       return Response.json(RECORD);
     },
   });
+  vi.spyOn(client.uploadCache!, 'getOrUpload');
   return { client, signals, finish, warnings };
 }
 
 const settled = <T>(promise: Promise<T>) => promise.then((value) => ({ value }), (error: unknown) => ({ error }));
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Until `callers` uploads reached the cache (each hashes its bytes first) and the one request went out. */
+async function joined(client: OmniMedia, signals: AbortSignal[], callers: number): Promise<void> {
+  const calls = vi.mocked(client.uploadCache!.getOrUpload).mock.calls;
+  await expect.poll(() => calls.length === callers && signals.length === 1).toBe(true);
+  await tick();
+}
 
 describe('three concurrent uploads of the same bytes, with different signals', () => {
   it('A aborts: A rejects at once with its reason; B (no signal) and C get the record of the one upload', async () => {
@@ -40,8 +48,7 @@ describe('three concurrent uploads of the same bytes, with different signals', (
     const c = new AbortController();
     const uploads = [client.uploads.image(png.bytes, { signal: a.signal }), client.uploads.image(png.bytes), client.uploads.image(png.bytes, { signal: c.signal })];
     const outcomes = uploads.map(settled);
-    await tick();
-    expect(signals).toHaveLength(1); // one request for the three
+    await joined(client, signals, 3); // one request for the three
     a.abort(new Error('A left'));
     expect(await outcomes[0]).toEqual({ error: new Error('A left') }); // at once: the upload still runs
     expect(signals[0]?.aborted).toBe(false); // was: the shared upload ran under A's signal
@@ -54,7 +61,7 @@ describe('three concurrent uploads of the same bytes, with different signals', (
     const { client, signals } = slowUploads();
     const callers = [new AbortController(), new AbortController(), new AbortController()];
     const outcomes = callers.map((caller) => settled(client.uploads.image(png.bytes, { signal: caller.signal })));
-    await tick();
+    await joined(client, signals, 3);
     callers[0]?.abort(new Error('first'));
     callers[1]?.abort(new Error('second'));
     await tick();
@@ -74,9 +81,9 @@ describe('three concurrent uploads of the same bytes, with different signals', (
       },
       delete: () => {},
     };
-    const { client, finish, warnings } = slowUploads(store);
+    const { client, signals, finish, warnings } = slowUploads(store);
     const outcomes = [client.uploads.image(png.bytes), client.uploads.image(png.bytes), client.uploads.image(png.bytes)].map(settled);
-    await tick();
+    await joined(client, signals, 3);
     finish();
     expect(await Promise.all(outcomes)).toEqual([{ value: RECORD }, { value: RECORD }, { value: RECORD }]);
     expect(warnings.some((w) => w.includes('store down (set)'))).toBe(true);
