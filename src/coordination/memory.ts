@@ -7,6 +7,8 @@ import type {
   JournalEntry,
   PollBudget,
   PollGrant,
+  RateLimitDecision,
+  RateLimitStore,
   SubmissionJournal,
   TaskEventBus,
   TaskListener,
@@ -216,5 +218,45 @@ export class MemoryJournal implements SubmissionJournal {
 
   list(): JournalEntry[] {
     return [...this.#entries.entries()].map(([, entry]) => entry);
+  }
+}
+
+/** Keys the in-memory rate limits remember by default (identities of one process). */
+const DEFAULT_RATE_LIMIT_KEYS = 100_000;
+
+/**
+ * Sliding-window counters in memory (one process): for each key, the times of the requests let
+ * through in the last window, at most `limit` of them. Bounded: a key unused for its window is
+ * forgotten, and past `maxKeys` the least recently used goes first.
+ *
+ * @example
+ * ```ts
+ * const proxy = createProxy({ authorize, rateLimit: { submissions: { limit: 20, windowMs: 60_000 } } }); // uses one
+ * ```
+ */
+export class MemoryRateLimits implements RateLimitStore {
+  readonly #times: BoundedMap<string, number[]>;
+  readonly #now: () => number;
+
+  constructor(maxKeys = DEFAULT_RATE_LIMIT_KEYS, now: () => number = Date.now) {
+    this.#times = new BoundedMap(maxKeys, now);
+    this.#now = now;
+  }
+
+  take(key: string, limit: number, windowMs: number): RateLimitDecision {
+    const now = this.#now();
+    const times = (this.#times.get(key) ?? []).filter((at) => at > now - windowMs);
+    if (times.length >= limit) {
+      this.#times.set(key, times, windowMs);
+      return { allowed: false, retryAfterMs: Math.max(1, (times[times.length - limit] as number) + windowMs - now) };
+    }
+    times.push(now);
+    this.#times.set(key, times, windowMs);
+    return { allowed: true };
+  }
+
+  /** Keys held (for tests and leak checks). */
+  get size(): number {
+    return this.#times.size;
   }
 }

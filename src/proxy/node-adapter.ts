@@ -1,0 +1,137 @@
+/**
+ * `nodeHandler`: the same proxy for `node:http`-style servers (Node's own, Express, Fastify's
+ * raw request). The raw request target is matched before a `Request` is built, the body is
+ * handed on as a web stream read only as fast as the service takes it (never buffered), and a
+ * page that goes away aborts the upstream request. Imports nothing from `node:*`: Node's
+ * objects are driven by their shape.
+ */
+
+/**
+ * The request `nodeHandler` reads, by shape: Node's `IncomingMessage`, Express's and Fastify's
+ * raw request fit.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * createServer((req, res) => proxy.nodeHandler(req, res)).listen(3000);
+ * ```
+ */
+export interface NodeProxyRequest {
+  method?: string | undefined;
+  url?: string | undefined;
+  /** Express: the target before a mount path was stripped from `url`. */
+  originalUrl?: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  /** What a body parser mounted before the proxy left (JSON endpoints only). */
+  body?: unknown;
+  readableEnded?: boolean | undefined;
+  socket?: { encrypted?: boolean | undefined } | null | undefined;
+  [Symbol.asyncIterator]?(): AsyncIterator<unknown>;
+}
+
+/**
+ * The response `nodeHandler` writes, by shape: Node's `ServerResponse` and Express's `res` fit.
+ *
+ * @example
+ * ```ts
+ * app.use('/api/omnimedia', proxy.nodeHandler); // Express: res is a NodeProxyResponse
+ * ```
+ */
+export interface NodeProxyResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  write(chunk: Uint8Array): boolean;
+  end(chunk?: Uint8Array): unknown;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  readonly writableFinished?: boolean | undefined;
+  readonly headersSent?: boolean | undefined;
+}
+
+/** What the proxy itself runs: the method, the raw target, the host, and the `Request` built on demand. */
+export type Serve = (method: string, target: string, host: string, request: () => Request) => Promise<Response | undefined>;
+
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/** The request's body as a web stream pulled from Node's, or what a body parser already read. */
+function bodyOf(req: NodeProxyRequest, method: string): BodyInit | null {
+  if (BODILESS.has(method)) return null;
+  const parsed = req.body;
+  if ((req.readableEnded || typeof req[Symbol.asyncIterator] !== 'function') && parsed !== undefined) {
+    if (parsed instanceof Uint8Array || typeof parsed === 'string') return parsed as BodyInit;
+    // express.json() ran first: the same JSON again (the proxy checks it as any other body).
+    return JSON.stringify(parsed);
+  }
+  const iterate = req[Symbol.asyncIterator];
+  if (!iterate) return null;
+  const chunks = iterate.call(req);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(typeof value === 'string' ? new TextEncoder().encode(value) : (value as Uint8Array));
+      },
+      async cancel() {
+        await chunks.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A fetch `Request` of the Node request (its URL from the Host header and the raw target, already checked). */
+function toRequest(req: NodeProxyRequest, method: string, host: string, target: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const body = bodyOf(req, method);
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal };
+  if (body instanceof ReadableStream) init.duplex = 'half';
+  return new Request(`${req.socket?.encrypted ? 'https' : 'http'}://${host}${target}`, init);
+}
+
+/** Write the proxy's answer, its body as the socket takes it. */
+async function write(res: NodeProxyResponse, answer: Response): Promise<void> {
+  res.statusCode = answer.status;
+  answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!answer.body) return void res.end();
+  const reader = answer.body.getReader();
+  for (let step = await reader.read(); !step.done; step = await reader.read()) {
+    if (!res.write(step.value)) await new Promise<void>((resolve) => res.once('drain', resolve));
+  }
+  res.end();
+}
+
+/**
+ * The Node handler of a proxy. With `next` (Express), a target outside the proxy's `basePath`
+ * goes on to the app's other routes; without it, it is a 404.
+ */
+export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
+  return (req: NodeProxyRequest, res: NodeProxyResponse, next?: (error?: unknown) => void): void => {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new DOMException('the page closed the connection', 'AbortError'));
+    });
+    const method = req.method ?? 'GET';
+    const target = req.originalUrl ?? req.url ?? '/';
+    const host = first(req.headers.host) ?? 'localhost';
+    serve(method, target, host, () => toRequest(req, method, host, target, controller.signal))
+      .then((answer) => {
+        if (answer === undefined && next) return next();
+        // A refusal that left a body unread closes the connection rather than read it to its end.
+        if (!BODILESS.has(method) && !req.readableEnded) res.setHeader('connection', 'close');
+        return write(res, answer ?? notFound());
+      })
+      .catch((error: unknown) => {
+        if (next && !res.headersSent) return next(error);
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        }
+      });
+  };
+}
