@@ -215,12 +215,12 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       const request = build();
       const verdict = checkOrigin(request.headers, method, host, settings.allowedOrigins);
       if (!verdict.allowed) throw new ProxyRefusal(403, 'cross_site', `refused: ${verdict.reason}`);
-      cors = corsHeaders(verdict.corsOrigin);
       if (route.preflight) {
         if (!verdict.corsOrigin || request.headers.get('access-control-request-method') !== route.method)
           throw new ProxyRefusal(403, 'preflight_refused', `a preflight that is not from an allowed origin for ${route.method}`);
         return new Response(null, { status: 204, headers: { ...ANSWER_HEADERS, ...preflightHeaders(verdict.corsOrigin, request.headers.get('access-control-request-headers')) } });
       }
+      cors = corsHeaders(verdict.corsOrigin);
       const answer = await proceed(settings, route, request);
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors });
     } catch (error) {

@@ -25,7 +25,8 @@ export interface NodeProxyRequest {
   /** What a body parser mounted before the proxy left (JSON endpoints only). */
   body?: unknown;
   readableEnded?: boolean | undefined;
-  socket?: { encrypted?: boolean | undefined } | null | undefined;
+  /** A TLS socket says `encrypted`: the request URL is then https. */
+  socket?: unknown;
   [Symbol.asyncIterator]?(): AsyncIterator<unknown>;
 }
 
@@ -54,19 +55,45 @@ const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** The request's body as a web stream pulled from Node's, or what a body parser already read. */
-function bodyOf(req: NodeProxyRequest, method: string): BodyInit | null {
-  if (BODILESS.has(method)) return null;
+/**
+ * How long the rest of a refused body is read (and dropped) after the answer, before the
+ * connection is closed: closing a socket with unread bytes in it makes the kernel reset the
+ * connection, and a reset can destroy the answer before the page reads it (a lingering close,
+ * as nginx does).
+ */
+const LINGER_MS = 2_000;
+
+/** Read and drop what is left of a body for at most `LINGER_MS`, then let the socket go. */
+async function linger(chunks: AsyncIterator<unknown>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = new Promise<'stop'>((resolve) => (timer = setTimeout(() => resolve('stop'), LINGER_MS)));
+  try {
+    for (;;) {
+      const step = await Promise.race([chunks.next(), stop]);
+      if (step === 'stop') return void (await chunks.return?.()); // closes the socket, long after the answer
+      if (step.done) return; // the body ended: the connection is clean, kept alive
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The request's body as a web stream pulled from Node's (and how to drop its rest after a
+ * refusal), or what a body parser already read.
+ */
+function bodyOf(req: NodeProxyRequest, method: string): { body: BodyInit | null; drop?: () => Promise<void> } {
+  if (BODILESS.has(method)) return { body: null };
   const parsed = req.body;
   if ((req.readableEnded || typeof req[Symbol.asyncIterator] !== 'function') && parsed !== undefined) {
-    if (parsed instanceof Uint8Array || typeof parsed === 'string') return parsed as BodyInit;
+    if (parsed instanceof Uint8Array || typeof parsed === 'string') return { body: parsed as BodyInit };
     // express.json() ran first: the same JSON again (the proxy checks it as any other body).
-    return JSON.stringify(parsed);
+    return { body: JSON.stringify(parsed) };
   }
   const iterate = req[Symbol.asyncIterator];
-  if (!iterate) return null;
+  if (!iterate) return { body: null };
   const chunks = iterate.call(req);
-  return new ReadableStream<Uint8Array>(
+  const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         const { done, value } = await chunks.next();
@@ -79,25 +106,40 @@ function bodyOf(req: NodeProxyRequest, method: string): BodyInit | null {
     },
     { highWaterMark: 0 },
   );
+  return { body, drop: () => linger(chunks) };
 }
 
 /** A fetch `Request` of the Node request (its URL from the Host header and the raw target, already checked). */
-function toRequest(req: NodeProxyRequest, method: string, host: string, target: string, signal: AbortSignal): Request {
+function toRequest(req: NodeProxyRequest, method: string, host: string, target: string, signal: AbortSignal): { request: Request; drop?: () => Promise<void> } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  const body = bodyOf(req, method);
+  const { body, drop } = bodyOf(req, method);
   const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal };
   if (body instanceof ReadableStream) init.duplex = 'half';
-  return new Request(`${req.socket?.encrypted ? 'https' : 'http'}://${host}${target}`, init);
+  const request = new Request(`${(req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http'}://${host}${target}`, init);
+  return drop ? { request, drop } : { request };
 }
 
-/** Write the proxy's answer, its body as the socket takes it. */
-async function write(res: NodeProxyResponse, answer: Response): Promise<void> {
+/**
+ * Write the proxy's answer, its body as the socket takes it. With `drop` (a refusal that left
+ * the page's body unread), the answer goes out whole with its length, and the rest of the body
+ * is dropped before the response ends: Node closes a connection the page asked to close as
+ * soon as the response ends, and closing on unread bytes resets it, which can destroy the
+ * answer before the page reads it.
+ */
+async function write(res: NodeProxyResponse, answer: Response, drop?: () => Promise<void>): Promise<void> {
   res.statusCode = answer.status;
   answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (drop) {
+    const bytes = new Uint8Array(await answer.arrayBuffer());
+    res.setHeader('content-length', String(bytes.byteLength));
+    res.write(bytes);
+    await drop();
+    return void res.end();
+  }
   if (!answer.body) return void res.end();
   const reader = answer.body.getReader();
   for (let step = await reader.read(); !step.done; step = await reader.read()) {
@@ -119,12 +161,16 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
     const method = req.method ?? 'GET';
     const target = req.originalUrl ?? req.url ?? '/';
     const host = first(req.headers.host) ?? 'localhost';
-    serve(method, target, host, () => toRequest(req, method, host, target, controller.signal))
-      .then((answer) => {
+    let drop: (() => Promise<void>) | undefined;
+    const build = () => {
+      const built = toRequest(req, method, host, target, controller.signal);
+      drop = built.drop;
+      return built.request;
+    };
+    serve(method, target, host, build)
+      .then(async (answer) => {
         if (answer === undefined && next) return next();
-        // A refusal that left a body unread closes the connection rather than read it to its end.
-        if (!BODILESS.has(method) && !req.readableEnded) res.setHeader('connection', 'close');
-        return write(res, answer ?? notFound());
+        await write(res, answer ?? notFound(), drop && !req.readableEnded ? drop : undefined);
       })
       .catch((error: unknown) => {
         if (next && !res.headersSent) return next(error);

@@ -18,7 +18,7 @@ export const MAX_JSON_BODY_BYTES = 1024 * 1024;
  * upstream request so that either aborts it.
  */
 export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortSignal | undefined, idleTimeout: number): { read: ChunkSource; exchange: Exchange; cancel: () => void } {
-  const stalled = () => new ProxyRefusal(408, 'request_timeout', `the request body made no progress for ${idleTimeout} ms`, { headers: { connection: 'close' } });
+  const stalled = () => new ProxyRefusal(408, 'request_timeout', `the request body made no progress for ${idleTimeout} ms`);
   const exchange = new Exchange(signal, undefined, stalled);
   const reader = body?.getReader();
   const read: ChunkSource = async () => {
@@ -38,7 +38,7 @@ export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortS
 
 /** Read a JSON body whole, refusing it at `max` bytes (413) or when it is not strict UTF-8 JSON (400). */
 export async function readJson(read: ChunkSource, declared: number | undefined, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
-  const tooLarge = () => new ProxyRefusal(413, 'too_large', `the JSON body is larger than ${max.toLocaleString('en-US')} bytes`, { headers: { connection: 'close' } });
+  const tooLarge = () => new ProxyRefusal(413, 'too_large', `the JSON body is larger than ${max.toLocaleString('en-US')} bytes`);
   if (declared !== undefined && declared > max) throw tooLarge();
   const parts: Uint8Array[] = [];
   let total = 0;

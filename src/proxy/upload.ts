@@ -32,9 +32,13 @@ export interface CheckedUpload {
 const issue = (status: number, code: string, message: string, headers?: Record<string, string>) =>
   new ProxyRefusal(status, code, `file: ${message}`, headers ? { issues: [{ path: 'file', message }], headers } : { issues: [{ path: 'file', message }] });
 
-/** The page's filename without a path, quotes or control characters; a plain one when nothing is left. */
+/**
+ * The page's filename without a path, quotes or control characters (a browser writes `"`, CR
+ * and LF as %22, %0D, %0A: those go too); a plain one when nothing is left. The service gets
+ * it in a part of our framing, quoted by the platform's FormData.
+ */
 function safeFilename(sent: string, type: SniffedType): string {
-  const base = (sent.split(/[\\/]/).pop() ?? '').replace(/[\x00-\x1f\x7f"]/g, '').trim().slice(0, 200);
+  const base = (sent.replace(/%(?:22|0d|0a)/gi, '').split(/[\\/]/).pop() ?? '').replace(/[\x00-\x1f\x7f"]/g, '').trim().slice(0, 200);
   return base && base !== '.' && base !== '..' ? base : `upload.${type.label === 'JPEG' ? 'jpg' : type.label.toLowerCase()}`;
 }
 
@@ -49,7 +53,7 @@ export async function checkUpload(kind: 'image' | 'video', headers: Headers, rea
   if (!boundary) throw issue(400, 'invalid_upload', 'the body must be multipart/form-data with a boundary, holding one field named file');
   const declared = contentLength(headers.get('content-length'));
   if (declared !== undefined && declared > rule.maxBytes + FRAMING_ALLOWANCE)
-    throw issue(413, 'too_large', tooLargeMessage(rule, `the request declares ${declared.toLocaleString('en-US')} bytes`), { connection: 'close' });
+    throw issue(413, 'too_large', tooLargeMessage(rule, `the request declares ${declared.toLocaleString('en-US')} bytes`));
   const part = await readFilePart(read, boundary);
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -62,7 +66,7 @@ export async function checkUpload(kind: 'image' | 'video', headers: Headers, rea
   const type = sniffMediaType(head);
   const problem = typeProblem(rule, type);
   if (problem) throw issue(400, 'invalid_upload', problem);
-  if (head.byteLength > rule.maxBytes) throw issue(413, 'too_large', tooLargeMessage(rule, 'the file passed it'), { connection: 'close' });
+  if (head.byteLength > rule.maxBytes) throw issue(413, 'too_large', tooLargeMessage(rule, 'the file passed it'));
   const filename = safeFilename(part.filename, type as SniffedType);
   return { rule, type: type as SniffedType, filename, head, next: part.next };
 }
@@ -107,7 +111,7 @@ export function uploadStream(
           }
           sent += chunk.byteLength;
           if (sent > rule.maxBytes)
-            throw issue(413, 'too_large', tooLargeMessage(rule, `the upload passed it (${sent.toLocaleString('en-US')} bytes read)`), { connection: 'close' });
+            throw issue(413, 'too_large', tooLargeMessage(rule, `the upload passed it (${sent.toLocaleString('en-US')} bytes read)`));
           controller.enqueue(chunk);
         } catch (error) {
           if (error instanceof ProxyRefusal) onRefusal(error);

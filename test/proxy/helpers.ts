@@ -159,7 +159,7 @@ export function rawRequest(port: number, request: string | Buffer): Promise<RawA
         const name = line.slice(0, at).trim().toLowerCase();
         (headers[name] ??= []).push(line.slice(at + 1).trim());
       }
-      let body = headEnd === -1 ? Buffer.alloc(0) : raw.subarray(headEnd + 4);
+      let body: Buffer = headEnd === -1 ? Buffer.alloc(0) : raw.subarray(headEnd + 4);
       if (headers['transfer-encoding']?.includes('chunked')) body = dechunk(body);
       resolve({ status: Number(statusLine.split(' ')[1]), statusLine, headers, body: body.toString('utf8'), raw: raw.toString('latin1') });
     });
