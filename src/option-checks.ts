@@ -230,8 +230,9 @@ export function resolveClientOptions(
   const apiKey = proxy === undefined ? ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY')) : undefined;
   const page = (globalThis as { location?: { href?: string } }).location?.href;
   const baseURL = proxy === undefined ? ((o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL')) : URL.canParse(proxy, page) ? new URL(proxy, page).href : proxy;
-  if (proxy !== undefined && (o.apiKey ?? o.baseURL) !== undefined) problems.add('proxyURL', 'not with apiKey or baseURL: the proxy on your server holds them');
-  else if (!baseURL && proxy === undefined)
+  if (proxy !== undefined)
+    for (const name of ['apiKey', 'baseURL'] as const) if (o[name] !== undefined) problems.add(name, 'not with proxyURL: the proxy on your server holds it');
+  if (!baseURL && proxy === undefined)
     problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
   else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
     problems.add(proxy === undefined ? 'baseURL' : 'proxyURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
