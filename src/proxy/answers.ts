@@ -29,9 +29,9 @@ export class ProxyRefusal {
   }
 }
 
-/** A JSON answer with the proxy's headers, `extra` (CORS, Retry-After) on top. */
-export function jsonAnswer(status: number, body: unknown, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...ANSWER_HEADERS, ...extra } });
+/** A JSON answer (the text given, or `body` serialised) with the proxy's headers, `extra` (CORS, Retry-After) on top. */
+export function jsonAnswer(status: number, body: unknown, extra: Record<string, string> = {}, text = JSON.stringify(body)): Response {
+  return new Response(text, { status, headers: { 'content-type': 'application/json', ...ANSWER_HEADERS, ...extra } });
 }
 
 /** The answer of a refusal. */

@@ -145,14 +145,15 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
 /** Everything after the origin check: who asks, the limit, the body, the policy, the one upstream request. */
 async function proceed(settings: ProxySettings, route: Route, request: Request): Promise<UpstreamAnswer> {
   const identity = await identify(settings, request);
-  await limit(settings, route.operation, identity);
-  const page = pageBody(request.body, request.signal, settings.idleTimeout);
   const { operation } = route;
+  await limit(settings, operation, identity);
+  if (operation === 'task_query') {
+    // No body to read: the page going away is all that ends it early.
+    await allow(settings, request, identity, operation, { task_id: route.taskId });
+    return forward(settings, { route, signal: request.signal });
+  }
+  const page = pageBody(request.body, request.signal, settings.idleTimeout);
   try {
-    if (operation === 'task_query') {
-      await allow(settings, request, identity, operation, { task_id: route.taskId });
-      return await forward(settings, { route, signal: page.exchange.signal });
-    }
     if (operation === 'image_upload' || operation === 'video_upload') {
       const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
       await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
@@ -222,7 +223,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       }
       cors = corsHeaders(verdict.corsOrigin);
       const answer = await proceed(settings, route, request);
-      return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors });
+      return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
       if (error instanceof DOMException && error.name === 'AbortError') return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));

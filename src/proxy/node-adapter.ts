@@ -43,7 +43,7 @@ export interface NodeProxyResponse {
   setHeader(name: string, value: string): unknown;
   write(chunk: Uint8Array): boolean;
   end(chunk?: Uint8Array): unknown;
-  once(event: 'drain' | 'close', listener: () => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
   readonly writableFinished?: boolean | undefined;
   readonly headersSent?: boolean | undefined;
 }
@@ -124,27 +124,20 @@ function toRequest(req: NodeProxyRequest, method: string, host: string, target: 
 }
 
 /**
- * Write the proxy's answer, its body as the socket takes it. With `drop` (a refusal that left
- * the page's body unread), the answer goes out whole with its length, and the rest of the body
- * is dropped before the response ends: Node closes a connection the page asked to close as
- * soon as the response ends, and closing on unread bytes resets it, which can destroy the
- * answer before the page reads it.
+ * Write the proxy's answer: a small JSON body (at most 1 MiB), written whole with its length in
+ * one write. With `drop` (a refusal that left the page's body unread), the rest of that body is
+ * dropped before the response ends: Node closes a connection the page asked to close as soon
+ * as the response ends, and closing on unread bytes resets it, which can destroy the answer
+ * before the page reads it.
  */
 async function write(res: NodeProxyResponse, answer: Response, drop?: () => Promise<void>): Promise<void> {
   res.statusCode = answer.status;
   answer.headers.forEach((value, name) => res.setHeader(name, value));
-  if (drop) {
-    const bytes = new Uint8Array(await answer.arrayBuffer());
-    res.setHeader('content-length', String(bytes.byteLength));
-    res.write(bytes);
-    await drop();
-    return void res.end();
-  }
-  if (!answer.body) return void res.end();
-  const reader = answer.body.getReader();
-  for (let step = await reader.read(); !step.done; step = await reader.read()) {
-    if (!res.write(step.value)) await new Promise<void>((resolve) => res.once('drain', resolve));
-  }
+  const bytes = new Uint8Array(await answer.arrayBuffer());
+  res.setHeader('content-length', String(bytes.byteLength));
+  if (!drop) return void res.end(bytes);
+  res.write(bytes);
+  await drop();
   res.end();
 }
 

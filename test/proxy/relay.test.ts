@@ -1,6 +1,7 @@
 // "Not a relay": over raw sockets, every trick that could make the proxy send something other
 // than one of the seven endpoints to the configured service. Each gets a 4xx; the "elsewhere"
 // server on loopback receives nothing, and the service only ever sees the spec's paths.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { KEY, SESSION, rawGet, rawPost, rawRequest, startProxy, startRecorder, type Mode, type RunningProxy } from './helpers.ts';
@@ -125,6 +126,32 @@ describe('a base URL with a path prefix', () => {
     } finally {
       await proxy.close();
       await upstream.close();
+    }
+  });
+});
+
+describe('an upstream that redirects', () => {
+  it.each([
+    ['a submission', 'POST', '/api/omnimedia/v1/images/generations', 'application/json', '{"model":"m","prompt":"p"}'],
+    ['a task query', 'GET', '/api/omnimedia/v1/tasks/task_1', undefined, undefined],
+    ['an upload', 'POST', '/api/omnimedia/v1/uploads/images', 'multipart/form-data; boundary=b', undefined],
+  ])('%s: a 502, never followed to where it points', async (_name, method, path, type, json) => {
+    const elsewhere = await startRecorder();
+    const upstream = await startRecorder((_request, res) => void res.writeHead(307, { location: `${elsewhere.url}/steal` }).end());
+    const proxy = await startProxy({ upstream: upstream.url });
+    try {
+      const png = new Uint8Array(readFileSync(new URL('../fixtures/tiny.png', import.meta.url)));
+      const body =
+        json ?? (method === 'POST' ? Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n'), png, Buffer.from('\r\n--b--\r\n')]) : null);
+      const answer = await fetch(`${proxy.url}${path}`, { method, headers: { cookie: SESSION, ...(type ? { 'content-type': type } : {}) }, body });
+      expect(answer.status).toBe(502);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('upstream_redirect');
+      expect(upstream.requests).toHaveLength(1);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+      await elsewhere.close();
     }
   });
 });
