@@ -233,15 +233,15 @@ export function resolveClientOptions(
   if (proxy !== undefined)
     for (const name of ['apiKey', 'baseURL'] as const) if (o[name] !== undefined) problems.add(name, 'not with proxyURL: the proxy on your server holds it');
   if (!baseURL && proxy === undefined)
-    problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
+    problems.add('baseURL', 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
   else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
     problems.add(proxy === undefined ? 'baseURL' : 'proxyURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
   if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
       'apiKey',
-      'anyone who opens the page can read an API key there: keep it on your server behind createProxy (omnimedia/proxy) and ' +
-        'pass proxyURL instead, or pass dangerouslyAllowBrowser: true if you accept the risk',
+      'anyone who opens the page can read it: keep it on your server behind createProxy (omnimedia/proxy) and pass proxyURL, ' +
+        'or set dangerouslyAllowBrowser: true to accept the risk',
     );
   problems.ms('timeout', o.timeout, 1);
   problems.ms('uploadTimeout', o.uploadTimeout, 1);

@@ -195,7 +195,7 @@ export class HttpClient {
     const { apiKey, maxRetries, logger } = this.#config;
     if (request.auth && !apiKey && !this.#config.proxied) {
       throw new AuthenticationError(
-        `${request.what} needs an API key: pass apiKey to new OmniMedia({...}) or set OMNIMEDIA_API_KEY. No request was sent.`,
+        `${request.what} needs an API key (apiKey or OMNIMEDIA_API_KEY; in a page, proxyURL). No request was sent.`,
         { taskId: request.taskId },
       );
     }
