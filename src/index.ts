@@ -40,6 +40,8 @@ export type {
   JournalEntry,
   PollBudget,
   PollGrant,
+  RateLimitDecision,
+  RateLimitStore,
   SubmissionJournal,
   TaskEventBus,
   TaskLeases,

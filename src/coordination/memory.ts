@@ -243,6 +243,7 @@ export class MemoryRateLimits implements RateLimitStore {
     this.#now = now;
   }
 
+  /** Count one request of `key` if fewer than `limit` were in the last `windowMs` ms; else say when to retry. */
   take(key: string, limit: number, windowMs: number): RateLimitDecision {
     const now = this.#now();
     const times = (this.#times.get(key) ?? []).filter((at) => at > now - windowMs);

@@ -17,16 +17,21 @@
  * ```
  */
 export interface NodeProxyRequest {
+  /** `GET`, `POST`, `OPTIONS`... */
   method?: string | undefined;
+  /** The raw request target, as it came off the wire. */
   url?: string | undefined;
   /** Express: the target before a mount path was stripped from `url`. */
   originalUrl?: string | undefined;
+  /** The request's headers, lower-case names. */
   headers: Record<string, string | string[] | undefined>;
   /** What a body parser mounted before the proxy left (JSON endpoints only). */
   body?: unknown;
+  /** The body has been read to its end (by a body parser). */
   readableEnded?: boolean | undefined;
   /** A TLS socket says `encrypted`: the request URL is then https. */
   socket?: unknown;
+  /** The body, chunk by chunk: read only as fast as the service takes it. */
   [Symbol.asyncIterator]?(): AsyncIterator<unknown>;
 }
 
@@ -39,12 +44,19 @@ export interface NodeProxyRequest {
  * ```
  */
 export interface NodeProxyResponse {
+  /** The answer's status. */
   statusCode: number;
+  /** Set one header of the answer. */
   setHeader(name: string, value: string): unknown;
+  /** Write part of the body. */
   write(chunk: Uint8Array): boolean;
+  /** End the answer. */
   end(chunk?: Uint8Array): unknown;
+  /** `close`: the connection ended (before the answer did, when the page went away). */
   once(event: 'close', listener: () => void): unknown;
+  /** The whole answer was handed to the socket. */
   readonly writableFinished?: boolean | undefined;
+  /** The status and headers went out already. */
   readonly headersSent?: boolean | undefined;
 }
 

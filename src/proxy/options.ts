@@ -30,6 +30,7 @@ export type ProxyOperation = 'image_generation' | 'image_edit' | 'video_generati
  * ```
  */
 export interface ProxyIdentity {
+  /** Who this is, for rate limits and your hooks. */
   id: string | number;
   [key: string]: unknown;
 }
@@ -44,9 +45,13 @@ export interface ProxyIdentity {
  * ```
  */
 export interface ProxyPolicyRequest {
+  /** What `authorize` returned. */
   identity: ProxyIdentity;
+  /** Which endpoint. */
   operation: ProxyOperation;
+  /** A copy of what will be sent: the checked body, `{ filename, content_type }` or `{ task_id }`. */
   params: Record<string, unknown>;
+  /** The page's request (its body already read or being read: do not read it). */
   request: Request;
 }
 
@@ -59,8 +64,11 @@ export interface ProxyPolicyRequest {
  * ```
  */
 export interface ProxySubmission {
+  /** Who submitted it. */
   identity: ProxyIdentity;
+  /** Which kind of submission. */
   operation: ProxyOperation;
+  /** The service's id of the accepted task. */
   task_id: string;
 }
 
@@ -73,7 +81,9 @@ export interface ProxySubmission {
  * ```
  */
 export interface ProxyRateLimit {
+  /** Requests let through in any window. */
   limit: number;
+  /** The window, ms: a request counts for this long after it was let through. */
   windowMs: number;
 }
 
