@@ -12,7 +12,7 @@ import { loadValidation } from '../validation/load.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
 import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings } from './options.ts';
-import { checkOrigin, corsHeaders, preflightHeaders } from './origin.ts';
+import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
 import { pageBody, readJson } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
 import { forward, type UpstreamAnswer } from './upstream.ts';
@@ -212,8 +212,13 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
     if (route === undefined) return undefined;
     if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
     let cors: Record<string, string> = {};
+    let request: Request;
     try {
-      const request = build();
+      request = build();
+    } catch {
+      return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request cannot be read (its Host header?)'));
+    }
+    try {
       const verdict = checkOrigin(request.headers, method, host, settings.allowedOrigins);
       if (!verdict.allowed) throw new ProxyRefusal(403, 'cross_site', `refused: ${verdict.reason}`);
       if (route.preflight) {
@@ -239,9 +244,11 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       // The runtime built this URL; one naming a host neither Host header names came from an
       // absolute-form target (@hono/node-server takes it as the URL). Never where the request
       // goes (that is the base URL), but refused as the raw-target check refuses it.
-      const { headers } = request;
-      const host = headers.get('host');
-      if (host !== null && url.host !== host.toLowerCase() && url.host !== headers.get('x-forwarded-host')?.toLowerCase())
+      const named = (header: string) => {
+        const value = request.headers.get(header)?.split(',')[0]?.trim();
+        return value ? hostOf(value, url.protocol === 'https:' ? 'https:' : 'http:') : undefined;
+      };
+      if (request.headers.has('host') && url.host !== named('host') && url.host !== named('x-forwarded-host'))
         return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL names another host than the Host header (an absolute-form target?)'));
       return (await serve(request.method, `${url.pathname}${url.search}`, url.host, () => request)) ?? notFound();
     },

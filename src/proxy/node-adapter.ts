@@ -5,6 +5,7 @@
  * page that goes away aborts the upstream request. Imports nothing from `node:*`: Node's
  * objects are driven by their shape.
  */
+import { hostOf } from './origin.ts';
 
 /**
  * The request `nodeHandler` reads, by shape: Node's `IncomingMessage`, Express's and Fastify's
@@ -122,7 +123,7 @@ function bodyOf(req: NodeProxyRequest, method: string): { body: BodyInit | null;
 }
 
 /** A fetch `Request` of the Node request (its URL from the Host header and the raw target, already checked). */
-function toRequest(req: NodeProxyRequest, method: string, host: string, target: string, signal: AbortSignal): { request: Request; drop?: () => Promise<void> } {
+function toRequest(req: NodeProxyRequest, method: string, origin: string, target: string, signal: AbortSignal): { request: Request; drop?: () => Promise<void> } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
@@ -131,7 +132,7 @@ function toRequest(req: NodeProxyRequest, method: string, host: string, target: 
   const { body, drop } = bodyOf(req, method);
   const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal };
   if (body instanceof ReadableStream) init.duplex = 'half';
-  const request = new Request(`${(req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https' : 'http'}://${host}${target}`, init);
+  const request = new Request(`${origin}${target}`, init);
   return drop ? { request, drop } : { request };
 }
 
@@ -165,10 +166,13 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
     });
     const method = req.method ?? 'GET';
     const target = req.originalUrl ?? req.url ?? '/';
-    const host = first(req.headers.host) ?? 'localhost';
+    const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https:' : 'http:';
+    const sent = first(req.headers.host) ?? 'localhost';
+    // As the page's Origin writes it (no default port), for the origin check; the URL the same.
+    const host = hostOf(sent, scheme) ?? sent;
     let drop: (() => Promise<void>) | undefined;
     const build = () => {
-      const built = toRequest(req, method, host, target, controller.signal);
+      const built = toRequest(req, method, `${scheme}//${host}`, target, controller.signal);
       drop = built.drop;
       return built.request;
     };

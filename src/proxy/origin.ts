@@ -34,6 +34,11 @@ export function checkOrigin(headers: Headers, method: string, ownHost: string, a
   return { allowed: false, reason: `a ${site} request without an Origin header` };
 }
 
+/** A Host header as a URL of that scheme writes its host (lower case, no default port); `undefined` when it is not one. */
+export function hostOf(host: string, scheme: 'http:' | 'https:'): string | undefined {
+  return URL.canParse(`${scheme}//${host}`) ? new URL(`${scheme}//${host}`).host : undefined;
+}
+
 /** The CORS headers of an answer to an allowed cross-origin page: its own origin, never `*`. */
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   return origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'access-control-expose-headers': 'retry-after, x-request-id' } : {};

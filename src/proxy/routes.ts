@@ -67,6 +67,8 @@ export function routeOf(method: string, target: string, basePath: string): Route
   if (!target.startsWith('/'))
     return refusal(400, 'bad_target', 'the request target must be a path (an absolute-form or authority-form target is refused)');
   if (!(target === basePath || target.startsWith(`${basePath}/`) || target.startsWith(`${basePath}?`))) return undefined;
+  // Mounted at the root, it owns /v1/ only: the app's other routes go on (to `next`).
+  if (basePath === '' && !/^\/v1(?:[/?#]|$)/.test(target)) return undefined;
   const problem = ambiguity(target);
   if (problem) return refusal(400, 'ambiguous_target', `the request target holds ${problem}: refused rather than guessed at`);
   const rest = target.slice(basePath.length + 1);
