@@ -85,23 +85,12 @@ export function objectOf<T extends object>(options: T | undefined, context: stri
 }
 
 /**
- * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, and an
- * upload's `onProgress`) before anything is sent.
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, an
+ * upload's or a download's `onProgress`, a download's `idleTimeout`) before anything is sent.
  */
-export function checkRequestOptions(options: RequestOptions & { onProgress?: unknown } | undefined, context: string): void {
-  const o = objectOf(options, context);
+export function checkRequestOptions(options: (RequestOptions & { onProgress?: unknown }) | DownloadOptions | undefined, context: string): void {
+  const o = objectOf(options as DownloadOptions | undefined, context);
   const problems = new OptionProblems(`${context} options`);
-  problems.signal(o.signal);
-  problems.ms('timeout', o.timeout, 1);
-  problems.count('maxRetries', o.maxRetries, 0);
-  problems.fn('onProgress', o.onProgress);
-  problems.done();
-}
-
-/** Check the options of `files.download`. */
-export function checkDownloadOptions(options: DownloadOptions | undefined): void {
-  const o = objectOf(options, 'files.download');
-  const problems = new OptionProblems('files.download options');
   problems.signal(o.signal);
   problems.ms('timeout', o.timeout, 1);
   problems.ms('idleTimeout', o.idleTimeout, 1);

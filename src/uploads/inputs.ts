@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.ts';
+import { concatBytes } from '../internal/bytes.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { openPath, READ_CHUNK_BYTES, readPath } from './node-files.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
@@ -142,12 +143,7 @@ async function peekStream(stream: ReadableStream<Uint8Array>): Promise<{ head: U
     buffered.push(value);
     length += value.byteLength;
   }
-  const head = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of buffered) {
-    head.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const head = concatBytes(buffered);
   const replay = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
