@@ -22,7 +22,7 @@ const browserTwins: Plugin = {
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
-  entry: { index: 'src/index.ts', tasks: 'src/tasks.ts', redis: 'src/redis/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts', schemas: 'src/schemas/index.ts' },
+  entry: { index: 'src/index.ts', tasks: 'src/tasks.ts', redis: 'src/redis/index.ts', proxy: 'src/proxy/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts', schemas: 'src/schemas/index.ts' },
   external: ['msw'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },

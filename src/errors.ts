@@ -130,7 +130,8 @@ export class APIError extends OmniMediaError {
 }
 
 /**
- * 400: the service rejected the parameters.
+ * 400: the service rejected the parameters; also 413, a body over a limit (an upload through
+ * `omnimedia/proxy` past 25/50 MiB).
  *
  * @example
  * ```ts

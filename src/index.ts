@@ -41,6 +41,8 @@ export type {
   JournalEntry,
   PollBudget,
   PollGrant,
+  RateLimitDecision,
+  RateLimitStore,
   SubmissionJournal,
   TaskEventBus,
   TaskLeases,

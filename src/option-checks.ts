@@ -32,7 +32,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 
 /** Collects the problems of one set of options; `done()` throws them as one `ValidationError`. */
-class OptionProblems {
+export class OptionProblems {
   readonly #issues: ValidationIssue[] = [];
   readonly #context: string;
 
@@ -78,30 +78,19 @@ class OptionProblems {
 }
 
 /** An options argument must be an object when given. */
-function objectOf<T extends object>(options: T | undefined, context: string): Partial<Record<keyof T, unknown>> {
+export function objectOf<T extends object>(options: T | undefined, context: string): Partial<Record<keyof T, unknown>> {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
   return options as Partial<Record<keyof T, unknown>>;
 }
 
 /**
- * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, and an
- * upload's `onProgress`) before anything is sent.
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, an
+ * upload's or a download's `onProgress`, a download's `idleTimeout`) before anything is sent.
  */
-export function checkRequestOptions(options: RequestOptions & { onProgress?: unknown } | undefined, context: string): void {
-  const o = objectOf(options, context);
+export function checkRequestOptions(options: (RequestOptions & { onProgress?: unknown }) | DownloadOptions | undefined, context: string): void {
+  const o = objectOf(options as DownloadOptions | undefined, context);
   const problems = new OptionProblems(`${context} options`);
-  problems.signal(o.signal);
-  problems.ms('timeout', o.timeout, 1);
-  problems.count('maxRetries', o.maxRetries, 0);
-  problems.fn('onProgress', o.onProgress);
-  problems.done();
-}
-
-/** Check the options of `files.download`. */
-export function checkDownloadOptions(options: DownloadOptions | undefined): void {
-  const o = objectOf(options, 'files.download');
-  const problems = new OptionProblems('files.download options');
   problems.signal(o.signal);
   problems.ms('timeout', o.timeout, 1);
   problems.ms('idleTimeout', o.idleTimeout, 1);
@@ -208,6 +197,8 @@ export interface ClientSettings {
   uploadCache: UploadCacheOptions | undefined;
   maxPollsPerSecond: number;
   coordination: Coordination | undefined;
+  /** `baseURL` is the app's proxy (`proxyURL`): no key, and the page's cookies go along. */
+  proxied: boolean;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
@@ -223,18 +214,23 @@ export function resolveClientOptions(
 ): ClientSettings {
   const o = objectOf(options, 'new OmniMedia');
   const problems = new OptionProblems('new OmniMedia options');
-  const apiKey = (o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY');
-  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
-  if (!baseURL)
-    problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
+  const proxy = o.proxyURL as string | undefined;
+  // Behind a proxy the page holds no key and names no service: the proxy's server does both.
+  const apiKey = proxy === undefined ? ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY')) : undefined;
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  const baseURL = proxy === undefined ? ((o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL')) : URL.canParse(proxy, page) ? new URL(proxy, page).href : proxy;
+  if (proxy !== undefined)
+    for (const name of ['apiKey', 'baseURL'] as const) if (o[name] !== undefined) problems.add(name, 'not with proxyURL: the proxy on your server holds it');
+  if (!baseURL && proxy === undefined)
+    problems.add('baseURL', 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
   else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
-    problems.add('baseURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+    problems.add(proxy === undefined ? 'baseURL' : 'proxyURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
   if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
       'apiKey',
-      'an API key in a browser can be read by anyone who opens the page. Keep the key on a server, use a keyless client in the ' +
-        'browser (task queries need no key), or pass dangerouslyAllowBrowser: true if you accept the risk',
+      'anyone who opens the page can read it: keep it on your server behind createProxy (omnimedia/proxy) and pass proxyURL, ' +
+        'or set dangerouslyAllowBrowser: true to accept the risk',
     );
   problems.ms('timeout', o.timeout, 1);
   problems.ms('uploadTimeout', o.uploadTimeout, 1);
@@ -273,6 +269,7 @@ export function resolveClientOptions(
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
+    proxied: proxy !== undefined,
   };
 }
 

@@ -100,6 +100,13 @@ export interface ClientOptions {
    * journal that `tasks.pending()` reads. See the README, "Running on many instances".
    */
   coordination?: Coordination;
+  /**
+   * In a page: the app's proxy (`createProxy` from `omnimedia/proxy`, mounted on your server),
+   * which holds the key. Relative URLs resolve against the page; requests go to
+   * `<proxyURL>/v1/...` with the page's cookies (`credentials: 'same-origin'`). Not with `apiKey`
+   * or `baseURL`. See the README, "Browser apps".
+   */
+  proxyURL?: string | undefined;
 }
 
 /**

@@ -38,6 +38,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/redis: the coordination ports on Redis (task status words from waiting/).
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
+  // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
+  // rules, sniffing and framing, the SDK's schemas; the rate limits behind a coordination port).
+  proxy: ['uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
   tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],

@@ -62,6 +62,8 @@ describe('examples/', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // A receiver example must have received its task's callback from the mock, not only polled.
     if (script.startsWith('callbacks-')) expect(result.stdout).toMatch(/callback: task_\w+ completed/);
+    // A proxy recipe's page got its task through the proxy, without the key.
+    if (script.startsWith('proxy-')) expect(result.stdout).toMatch(/page: task_\w+ completed/);
     // The fleet's callback lands on B and ends A's wait.
     if (script === 'fleet.ts') expect(result.stdout).toMatch(/B: callback for task_\w+: completed[\s\S]*A: wait ended: task_\w+ completed/);
   });

@@ -8,6 +8,8 @@ import type {
   JournalEntry,
   PollBudget,
   PollGrant,
+  RateLimitDecision,
+  RateLimitStore,
   SubmissionJournal,
   TaskEventBus,
   TaskListener,
@@ -244,5 +246,46 @@ export class MemoryJournal implements SubmissionJournal {
 
   #list(given: boolean): JournalEntry[] {
     return [...this.#entries.entries()].flatMap(([, held]) => (given && !held.given ? [] : [held.entry]));
+  }
+}
+
+/** Keys the in-memory rate limits remember by default (identities of one process). */
+const DEFAULT_RATE_LIMIT_KEYS = 100_000;
+
+/**
+ * Sliding-window counters in memory (one process): for each key, the times of the requests let
+ * through in the last window, at most `limit` of them. Bounded: a key unused for its window is
+ * forgotten, and past `maxKeys` the least recently used goes first.
+ *
+ * @example
+ * ```ts
+ * const proxy = createProxy({ authorize, rateLimit: { submissions: { limit: 20, windowMs: 60_000 } } }); // uses one
+ * ```
+ */
+export class MemoryRateLimits implements RateLimitStore {
+  readonly #times: BoundedMap<string, number[]>;
+  readonly #now: () => number;
+
+  constructor(maxKeys = DEFAULT_RATE_LIMIT_KEYS, now: () => number = Date.now) {
+    this.#times = new BoundedMap(maxKeys, now);
+    this.#now = now;
+  }
+
+  /** Count one request of `key` if fewer than `limit` were in the last `windowMs` ms; else say when to retry. */
+  take(key: string, limit: number, windowMs: number): RateLimitDecision {
+    const now = this.#now();
+    const times = (this.#times.get(key) ?? []).filter((at) => at > now - windowMs);
+    if (times.length >= limit) {
+      this.#times.set(key, times, windowMs);
+      return { allowed: false, retryAfterMs: Math.max(1, (times[times.length - limit] as number) + windowMs - now) };
+    }
+    times.push(now);
+    this.#times.set(key, times, windowMs);
+    return { allowed: true };
+  }
+
+  /** Keys held (for tests and leak checks). */
+  get size(): number {
+    return this.#times.size;
   }
 }

@@ -238,6 +238,36 @@ export interface SubmissionJournal {
 }
 
 /**
+ * What `RateLimitStore.take` decides: counted, or refused with how long until it would not be.
+ *
+ * @example
+ * ```ts
+ * const decision: RateLimitDecision = await limits.take('submissions:user_42', 20, 60_000);
+ * if (!decision.allowed) console.log(`retry in ${decision.retryAfterMs} ms`);
+ * ```
+ */
+export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+
+/**
+ * Sliding-window counters, one per key: the `rateLimit` of `createProxy` (`omnimedia/proxy`)
+ * counts each identity's requests here, so that with a coordination the limit is one across
+ * the fleet. A request counts for `windowMs` from when it was let through.
+ *
+ * @example
+ * ```ts
+ * const limits: RateLimitStore = new MemoryRateLimits();
+ * await limits.take('uploads:user_42', 50, 60_000); // { allowed: true } the first 50 times a minute
+ * ```
+ */
+export interface RateLimitStore {
+  /**
+   * Count one request of `key` if fewer than `limit` were counted in the last `windowMs` ms;
+   * otherwise count nothing and say when the oldest of them leaves the window.
+   */
+  take(key: string, limit: number, windowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+/**
  * The state a client shares with its fleet, behind the ports above: pass one to
  * `new OmniMedia({ coordination })`. `omnimedia/redis` makes one on Redis.
  *
@@ -263,6 +293,8 @@ export interface Coordination {
   leases: TaskLeases;
   /** The fleet's query budget for a cap (every client of a fleet is given the same cap). */
   budget(maxPerSecond: number): PollBudget;
+  /** Per-key request counters: what `createProxy`'s `rateLimit` counts on, one limit for the fleet. */
+  rateLimits: RateLimitStore;
   /** Stop its timers and close what it opened (the subscriber connection), not the caller's client. */
   close(): Promise<void>;
 }

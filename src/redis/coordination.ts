@@ -2,6 +2,7 @@ import {
   MemoryDedupeStore,
   MemoryDurationsStore,
   MemoryPollBudget,
+  MemoryRateLimits,
   MemoryTaskEvents,
   MemoryUploadCacheStore,
 } from '../coordination/memory.ts';
@@ -11,6 +12,7 @@ import type {
   DedupeClaim,
   PollBudget,
   PollGrant,
+  RateLimitDecision,
   TaskListener,
 } from '../coordination/ports.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
@@ -74,6 +76,7 @@ class RedisCoordination implements Coordination {
     uploads: new MemoryUploadCacheStore(),
     durations: new MemoryDurationsStore(),
     budgets: new Map<number, MemoryPollBudget>(),
+    rateLimits: new MemoryRateLimits(),
   };
 
   constructor(driver: RedisDriver, options: RedisCoordinationSettings) {
@@ -293,6 +296,24 @@ class RedisCoordination implements Coordination {
         ),
     };
   }
+
+  /**
+   * One sorted set per key, the same sliding-window script as the poll budget with no hold: a
+   * request counts from when it was let through until `windowMs` later. One key per call, so
+   * it is one hash slot on a cluster.
+   */
+  readonly rateLimits = {
+    take: (key: string, limit: number, windowMs: number): Promise<RateLimitDecision> =>
+      this.#outage.run(
+        async () => {
+          const id = `${this.instanceId}:${Math.random().toString(36).slice(2, 12)}`;
+          const [granted, ms] = replyList(await this.#command('EVAL', BUDGET_TAKE, 1, this.#key(`limit:${key}`), limit, id, 0, windowMs)).map(Number);
+          return granted === 1 ? { allowed: true as const } : { allowed: false as const, retryAfterMs: Math.max(1, ms ?? windowMs) };
+        },
+        // Redis down: this process's own counters (the fleet may let through up to instances × the limit meanwhile).
+        () => this.#fallback.rateLimits.take(key, limit, windowMs),
+      ),
+  };
 
   async close(): Promise<void> {
     this.#closed = true;

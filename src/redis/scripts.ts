@@ -8,7 +8,8 @@ const NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + ma
  * one second after its answer (at most MAX_HOLD after its start while unanswered). A sorted
  * set holds each query's end; a query may start while fewer than `max` end after now - 1 s.
  * KEYS[1] the set; ARGV max, id, hold ms, window ms. Returns {1, 0} when granted, else {0, ms
- * to wait}.
+ * to wait}. With a hold of 0 it is a plain sliding-window limit: the proxy's per-identity
+ * rate limits use it so (one key per call: one hash slot).
  */
 export const BUDGET_TAKE = `${NOW}
 local max = tonumber(ARGV[1])

@@ -1,4 +1,4 @@
-import { checkDownloadOptions } from '../option-checks.ts';
+import { checkRequestOptions } from '../option-checks.ts';
 import type { DownloadOptions } from '../options.ts';
 import { ValidationError, OmniMediaError } from '../errors.ts';
 import { downloadOne } from '../downloads/download.ts';
@@ -50,7 +50,7 @@ export class Files {
     source: string | TaskWithOutputs,
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined } = {},
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
-    checkDownloadOptions(options);
+    checkRequestOptions(options, 'files.download');
     const { to } = options;
     if (typeof source === 'string') {
       if (!URL.canParse(source)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'files.download');

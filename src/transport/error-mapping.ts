@@ -25,6 +25,8 @@ const CLASS_BY_STATUS: Record<number, typeof APIError> = {
   402: InsufficientBalanceError,
   403: PermissionDeniedError,
   404: NotFoundError,
+  // Over a size limit (the proxy's uploads and JSON bodies): a bad request, with its issues.
+  413: BadRequestError,
   503: ServiceUnavailableError,
 };
 

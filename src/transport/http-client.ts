@@ -36,6 +36,8 @@ export interface HttpConfig {
   fetch: Fetch | undefined;
   defaultHeaders: Record<string, string>;
   logger: LevelledLogger;
+  /** `baseURL` is the app's proxy, which adds the key: none is needed here, and the page's cookies go along. */
+  proxied?: boolean;
 }
 
 /** Largest JSON answer of the API read (1 MiB): a task result is a few KB. */
@@ -99,7 +101,11 @@ function socketReason(error: unknown): string {
  * One attempt's `fetch`: the URL, method and headers, the exchange's own signal (see
  * `Exchange`), and the body as built. A streamed body needs `duplex: 'half'`.
  */
-function send(fetchImpl: Fetch, url: string, init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect }): Promise<Response> {
+function send(
+  fetchImpl: Fetch,
+  url: string,
+  init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect; credentials?: RequestCredentials },
+): Promise<Response> {
   const streaming = init.body !== undefined && typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
   return fetchImpl(url, (streaming ? { ...init, duplex: 'half' } : init) as RequestInit);
 }
@@ -190,9 +196,9 @@ export class HttpClient {
    */
   async request<T = unknown>(request: HttpRequest<T>): Promise<T> {
     const { apiKey, maxRetries, logger } = this.#config;
-    if (request.auth && !apiKey) {
+    if (request.auth && !apiKey && !this.#config.proxied) {
       throw new AuthenticationError(
-        `${request.what} needs an API key: pass apiKey to new OmniMedia({...}) or set OMNIMEDIA_API_KEY. No request was sent.`,
+        `${request.what} needs an API key (apiKey or OMNIMEDIA_API_KEY; in a page, proxyURL). No request was sent.`,
         { taskId: request.taskId },
       );
     }
@@ -224,7 +230,9 @@ export class HttpClient {
         throw error;
       }));
       const headers = request.auth ? this.#headersWithKey : this.#headers;
-      const init: Parameters<typeof send>[2] = { method: request.method, headers, signal: exchange.signal };
+      // fetch's default, stated for custom fetches: behind a proxy (proxyURL) the page's session
+      // cookie is how the app knows who asks; the service itself never gets a cookie.
+      const init: Parameters<typeof send>[2] = { method: request.method, headers, signal: exchange.signal, credentials: 'same-origin' };
       if (request.json !== undefined) {
         init.body = JSON.stringify(request.json);
         init.headers = { ...headers, 'content-type': 'application/json' };

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.ts';
+import { concatBytes } from '../internal/bytes.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { openPath, READ_CHUNK_BYTES, readPath } from './node-files.ts';
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
@@ -148,12 +149,7 @@ async function peekStream(stream: ReadableStream<Uint8Array>): Promise<{ head: U
     buffered.push(value);
     length += value.byteLength;
   }
-  const head = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of buffered) {
-    head.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const head = concatBytes(buffered);
   const replay = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -221,6 +217,11 @@ async function open(input: Uploadable, field: string): Promise<Opened> {
   ]);
 }
 
+/** What is wrong with a file of type `type` (sniffed) for the rule's endpoint, or `undefined`. */
+export function typeProblem(rule: UploadRule, type: SniffedType | undefined): string | undefined {
+  return type && rule.accept.includes(type.label) ? undefined : `must be ${rule.accept.join(', ')} (found ${type ? type.label : 'an unrecognised file type'})`;
+}
+
 /** The message of a file over the limit. */
 export function tooLargeMessage(rule: UploadRule, got: string): string {
   return `must be at most ${rule.maxBytes / MiB} MiB (${rule.maxBytes.toLocaleString('en-US')} bytes); ${got}`;
@@ -245,8 +246,8 @@ export async function prepareFile(
   };
   if (source.size === 0 || head.byteLength === 0) await fail('is empty');
   const type = sniffMediaType(head);
-  if (!type || !rule.accept.includes(type.label))
-    await fail(`must be ${rule.accept.join(', ')} (found ${type ? type.label : 'an unrecognised file type'})`);
+  const problem = typeProblem(rule, type);
+  if (problem) await fail(problem);
   if (source.size !== undefined && source.size > rule.maxBytes)
     await fail(tooLargeMessage(rule, `got ${source.size.toLocaleString('en-US')} bytes`));
   const sniffed = type as SniffedType;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryDurationsStore, MemoryJournal, MemoryPollBudget } from '../../src/coordination/memory.ts';
+import { MemoryDurationsStore, MemoryJournal, MemoryPollBudget, MemoryRateLimits } from '../../src/coordination/memory.ts';
 
 afterEach(() => vi.useRealTimers());
 
@@ -38,5 +38,34 @@ describe('MemoryJournal', () => {
     expect(journal.list()).toEqual([{ task_id: 'b', kind: 'video_generation', submitted_at: 0 }]);
     vi.setSystemTime(24 * 3_600_000);
     expect(journal.list()).toEqual([]);
+  });
+});
+
+describe('MemoryRateLimits', () => {
+  it('a sliding window per key: `limit` requests, then none until the oldest is `windowMs` old', () => {
+    let now = 100_000;
+    const limits = new MemoryRateLimits(10, () => now);
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: true });
+    now += 10_000;
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: true });
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: false, retryAfterMs: 50_000 });
+    expect(limits.take('b', 2, 60_000)).toEqual({ allowed: true }); // another identity
+    // Not a fixed window: just past the first request's minute, one more, not two.
+    now = 160_001;
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: true });
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: false, retryAfterMs: 9_999 });
+    // A refusal counts nothing.
+    now = 170_001;
+    expect(limits.take('a', 2, 60_000)).toEqual({ allowed: true });
+  });
+
+  it('is bounded: keys idle for their window, and the least recently used past maxKeys, are forgotten', () => {
+    let now = 0;
+    const limits = new MemoryRateLimits(3, () => now);
+    for (const key of ['a', 'b', 'c', 'd']) limits.take(key, 1, 1_000);
+    expect(limits.size).toBe(3);
+    expect(limits.take('a', 1, 1_000)).toEqual({ allowed: true }); // 'a' was dropped first
+    now = 5_000;
+    expect(limits.take('d', 1, 1_000)).toEqual({ allowed: true });
   });
 });

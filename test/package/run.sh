@@ -150,6 +150,11 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/tasks-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/run.mjs" "$WORK/tasks-page.js" "$MOCK_URL" --tasks
   pass
+  step "Chromium: the whole client behind omnimedia/proxy, the key on the server"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/proxy-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/proxy-page.js" --log-level=warning)
+  "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
+  pass
 fi
 
 printf "\nruntimes and consumers took %ss\n" "$SECONDS"

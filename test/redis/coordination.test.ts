@@ -251,6 +251,30 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect('release' in (await b.take(Date.now()))).toBe(true);
   });
 
+  it('rate limits are one sliding window per key for every instance, counted by Redis, one key per call', async () => {
+    const a = (await instance()).coordination.rateLimits;
+    const b = (await instance()).coordination.rateLimits;
+    const decisions = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).take('submissions:alice', 5, 1_000)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    const refused = decisions.find((d) => !d.allowed) as { retryAfterMs: number };
+    expect(refused.retryAfterMs).toBeGreaterThan(800);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(1_000);
+    expect(await a.take('submissions:bob', 5, 1_000)).toEqual({ allowed: true });
+    expect(await raw.keys('test:limit:*')).toEqual(expect.arrayContaining(['test:limit:submissions:alice', 'test:limit:submissions:bob']));
+    await sleep(refused.retryAfterMs + 20);
+    expect(await b.take('submissions:alice', 5, 1_000)).toEqual({ allowed: true });
+  });
+
+  it('rate limits fall back to this process\u2019s own counters while Redis is down, without a rejection', async () => {
+    const { coordination, redis } = await instance();
+    const cut = cutOff(redis);
+    cut.on = true;
+    const decisions = [];
+    for (let i = 0; i < 3; i++) decisions.push(await coordination.rateLimits.take('uploads:alice', 2, 60_000));
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+    cut.on = false;
+  });
+
   it('an ended task published by one instance reaches the others’ listeners and stays readable; progress stays local', async () => {
     const a = await instance();
     const b = await instance();

@@ -28,6 +28,8 @@ afterEach(() => {
 describe('status → error class (one mapper)', () => {
   it.each([
     [400, BadRequestError],
+    // A body over a limit (the proxy's 413 carries the issues, as a 400 does).
+    [413, BadRequestError],
     [401, AuthenticationError],
     [402, InsufficientBalanceError],
     [403, PermissionDeniedError],

@@ -3,6 +3,7 @@
 const omnimedia = require('omnimedia');
 const testing = require('omnimedia/testing');
 const schemas = require('omnimedia/schemas');
+const proxyEntry = require('omnimedia/proxy');
 
 // The types say `export { OmniMedia as default }`: the CJS build must carry that default too.
 if (omnimedia.default !== omnimedia.OmniMedia) throw new Error("require('omnimedia').default is not OmniMedia");
@@ -13,9 +14,10 @@ if (typeof testing.startMockServer !== 'function') throw new Error("require('omn
 require.resolve('omnimedia/testing/msw');
 
 (async () => {
-  const { runFlow } = await import('./flow.mjs');
+  const { runFlow, runProxyFlow } = await import('./flow.mjs');
   const baseURL = process.argv[2] ?? process.env.OMNIMEDIA_BASE_URL;
   console.log(await runFlow(omnimedia, baseURL, `node ${process.version} cjs`));
+  console.log(await runProxyFlow(omnimedia, proxyEntry, baseURL, `node ${process.version} cjs`));
 })().catch((error) => {
   console.error(error);
   process.exit(1);

@@ -2,7 +2,8 @@
 // the packed tarball. The mock's URL comes from OMNIMEDIA_BASE_URL (or the first argument).
 import * as omnimedia from 'omnimedia';
 import * as schemas from 'omnimedia/schemas';
-import { runFlow } from './flow.mjs';
+import * as proxyEntry from 'omnimedia/proxy';
+import { runFlow, runProxyFlow } from './flow.mjs';
 
 // The zod schemas subpath resolves and holds real schemas.
 if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("omnimedia/schemas has no TaskResultSchema");
@@ -17,3 +18,4 @@ const runtime = globalThis.Deno
     ? `bun ${Bun.version}`
     : `node ${process.version} esm`;
 console.log(await runFlow(omnimedia, baseURL, runtime));
+console.log(await runProxyFlow(omnimedia, proxyEntry, baseURL, runtime));

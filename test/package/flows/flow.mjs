@@ -34,3 +34,18 @@ export async function runFlow(omnimedia, baseURL, runtime) {
 
   return `ok ${runtime}: task ${submission.task_id} ${done.status}`;
 }
+
+// omnimedia/proxy's fetch-style handler in this runtime, in front of the mock: a proxied client
+// (no key) submits and waits through it, called directly (no server needed).
+export async function runProxyFlow(omnimedia, proxyEntry, baseURL, runtime) {
+  const proxy = proxyEntry.createProxy({ apiKey: 'sk-test-packaging', baseURL, authorize: () => ({ id: 'packaging' }) });
+  const client = new omnimedia.OmniMedia({
+    proxyURL: 'http://app.test/',
+    fetch: (input, init) => proxy.handler(new Request(input, init)),
+  });
+  const done = await client.images.generate({ model: 'omni-image', prompt: 'a fox' }).wait({ initialDelay: 0, interval: 50, maxInterval: 200, timeout: 30_000 });
+  if (done.status !== 'completed') throw new Error(`${runtime}: proxied task ended ${done.status}`);
+  const refused = await proxy.handler(new Request('http://app.test/v1/tasks/..%2Fx'));
+  if (refused.status !== 400) throw new Error(`${runtime}: an encoded slash in a task id got ${refused.status}`);
+  return `${runtime}: omnimedia/proxy ok (${done.task_id} through the proxy)`;
+}

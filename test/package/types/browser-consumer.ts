@@ -11,3 +11,9 @@ export async function show(taskId: string, out: HTMLElement): Promise<TaskResult
   await withKey.uploads.image(file);
   return task;
 }
+
+// A browser app behind omnimedia/proxy: the whole client, no key.
+export async function generateThroughProxy(file: File): Promise<TaskResult> {
+  const page = new OmniMedia({ proxyURL: '/api/omnimedia' });
+  return page.videos.generate({ prompt: 'the photo comes alive', images: [file] }).wait();
+}

@@ -40,6 +40,7 @@ import OmniMediaDefault, {
   type WaitOptions,
 } from 'omnimedia';
 import { TaskResultSchema, VideoGenerateBodySchema } from 'omnimedia/schemas';
+import { createProxy, ProxyDenied, type OmniMediaProxy, type ProxyIdentity, type ProxyPolicyRequest } from 'omnimedia/proxy';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function expectType<T extends true>(_: T): void {}
@@ -115,4 +116,24 @@ export async function everything(): Promise<void> {
     ];
     if (kinds.some((kind) => error instanceof kind) && error instanceof OmniMediaError) void error.taskId;
   }
+}
+
+// omnimedia/proxy: the server side of a browser app, and the page's client in proxy mode.
+export function proxySide(): OmniMediaProxy {
+  const proxy = createProxy({
+    basePath: '/api/omnimedia',
+    authorize: async (request: Request): Promise<ProxyIdentity | null> => (request.headers.get('cookie') ? { id: 'user_1', plan: 'pro' } : null),
+    allowedOrigins: ['https://app.example.com'],
+    rateLimit: { submissions: { limit: 20, windowMs: 60_000 } },
+    policy: ({ identity, operation }: ProxyPolicyRequest) => {
+      if (operation === 'video_generation' && identity.plan !== 'pro') throw new ProxyDenied('videos need the pro plan');
+      return true;
+    },
+    onSubmitted: ({ task_id }) => void task_id.toUpperCase(),
+  });
+  const handle: (request: Request) => Promise<Response> = proxy.handler;
+  void handle;
+  const page = new OmniMediaDefault({ proxyURL: '/api/omnimedia' });
+  void page.images.generate({ model: 'omni-image', prompt: 'a fox' }).wait();
+  return proxy;
 }

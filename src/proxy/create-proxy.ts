@@ -1,0 +1,257 @@
+/**
+ * `createProxy`: the app's server route that lets a page use the whole client without the key.
+ * Every request goes the same way: the route (one of the seven endpoints, or refused), the
+ * origin (CSRF and CORS), `authorize`, the rate limit, the body checked as the client checks
+ * it, `policy`, then one request to the service built from the base URL and the route alone,
+ * whose answer is made safe before the page sees it.
+ */
+import { OmniMediaError, ValidationError } from '../errors.ts';
+import { contentLength } from '../internal/content-length.ts';
+import { readEnv } from '../internal/runtime.ts';
+import { loadValidation } from '../validation/load.ts';
+import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
+import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
+import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings } from './options.ts';
+import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
+import { pageBody, readJson } from './page-body.ts';
+import { isRoute, routeOf, type Route } from './routes.ts';
+import { forward, type UpstreamAnswer } from './upstream.ts';
+import { checkUpload, uploadStream } from './upload.ts';
+import { multipartFraming } from '../uploads/streamed-body.ts';
+
+/**
+ * Thrown by `authorize` or `policy` to refuse a request: the page gets 403 with this message
+ * (a `PermissionDeniedError` in its client), and nothing is forwarded.
+ *
+ * @example
+ * ```ts
+ * const proxy = createProxy({
+ *   authorize,
+ *   policy: ({ identity, operation }) => {
+ *     if (operation.startsWith('video') && identity.plan !== 'pro') throw new ProxyDenied('videos need the pro plan');
+ *   },
+ * });
+ * ```
+ */
+export class ProxyDenied extends OmniMediaError {
+  override name = 'ProxyDenied';
+
+  constructor(message = 'refused by the app\u2019s policy') {
+    super(message);
+  }
+}
+
+/**
+ * The proxy's two faces: `handler` for fetch-style servers (Next.js route handlers, Hono, Bun,
+ * Deno, workers) and `nodeHandler` for `node:http`-style ones (Express, Fastify's raw request).
+ *
+ * @example
+ * ```ts
+ * export const GET = proxy.handler, POST = proxy.handler, OPTIONS = proxy.handler; // Next.js
+ * app.use(proxy.nodeHandler);                                                       // Express
+ * ```
+ */
+export interface OmniMediaProxy {
+  /** `(request) => Promise<Response>`. A request outside `basePath` is a 404. */
+  handler: (request: Request) => Promise<Response>;
+  /** `(req, res, next?)`. A request outside `basePath` goes to `next` when given (Express), else is a 404. */
+  nodeHandler: (req: NodeProxyRequest, res: NodeProxyResponse, next?: (error?: unknown) => void) => void;
+}
+
+const SCHEMA = {
+  image_generation: 'ImageGenerateParamsSchema',
+  image_edit: 'ImageEditBodySchema',
+  video_generation: 'VideoGenerateBodySchema',
+  video_edit: 'VideoEditBodySchema',
+} as const;
+
+const message = (error: unknown) => String((error as Error)?.message ?? error);
+
+/** `authorize`, run first: an identity, or the refusal (401 none, 403 `ProxyDenied`, 500 a failure). */
+async function identify(settings: ProxySettings, request: Request): Promise<ProxyIdentity> {
+  let identity: Awaited<ReturnType<ProxySettings['authorize']>>;
+  try {
+    identity = await settings.authorize(request);
+  } catch (error) {
+    if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
+    settings.logger.error(`proxy: authorize threw, request refused: ${message(error)}`);
+    throw new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
+  }
+  if (!identity) throw new ProxyRefusal(401, 'unauthorized', 'who asks is unknown (not signed in?): nothing was forwarded');
+  const { id } = identity as Partial<ProxyIdentity>;
+  if ((typeof id !== 'string' || id === '') && (typeof id !== 'number' || !Number.isFinite(id))) {
+    settings.logger.error('proxy: authorize returned an identity without an id (a string or a number): request refused');
+    throw new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
+  }
+  return identity;
+}
+
+/** The identity's rate limit for the operation's kind: 429 with `Retry-After` past it. */
+async function limit(settings: ProxySettings, operation: ProxyOperation, identity: ProxyIdentity): Promise<void> {
+  const bucket = operation === 'task_query' ? 'queries' : operation.endsWith('_upload') ? 'uploads' : 'submissions';
+  const rule = settings.rateLimit[bucket];
+  if (!rule) return;
+  let decision: Awaited<ReturnType<ProxySettings['rateLimits']['take']>>;
+  try {
+    decision = await settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs);
+  } catch (error) {
+    settings.logger.error(`proxy: the rate limit store failed, request refused: ${message(error)}`);
+    throw new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
+  }
+  if (decision.allowed) return;
+  throw new ProxyRefusal(429, 'rate_limited', `too many ${bucket} for this user: at most ${rule.limit} in ${rule.windowMs} ms`, {
+    headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
+  });
+}
+
+/** `policy`, given a copy of the checked parameters: `false` or `ProxyDenied` is a 403. */
+async function allow(settings: ProxySettings, request: Request, identity: ProxyIdentity, operation: ProxyOperation, params: Record<string, unknown>): Promise<void> {
+  if (!settings.policy) return;
+  let verdict: boolean | void;
+  try {
+    verdict = await settings.policy({ identity, operation, params: structuredClone(params), request });
+  } catch (error) {
+    if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
+    settings.logger.error(`proxy: policy threw, request refused: ${message(error)}`);
+    throw new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded');
+  }
+  if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
+}
+
+/** A submission's JSON body as the client checks it, `callback_url` the app's (or none). */
+async function submissionBody(settings: ProxySettings, route: Route, request: Request, read: () => Promise<Uint8Array | undefined>): Promise<Record<string, unknown>> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(?:;\s*charset="?utf-8"?\s*)?$/i.test(type)) {
+    // What a cross-site HTML form can send without a preflight: never a submission.
+    if (/^(?:text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type) || type === '')
+      throw new ProxyRefusal(403, 'form_post', `a form-style POST (${type || 'no content type'}) is refused: submissions are application/json`);
+    throw new ProxyRefusal(415, 'unsupported_media_type', `submissions are application/json (got ${type})`);
+  }
+  const body = await readJson(read, contentLength(request.headers.get('content-length')));
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProxyRefusal(400, 'invalid_request', 'the body must be a JSON object');
+  // The service must not POST to an address a visitor chose.
+  const { callback_url: _dropped, ...params } = body as Record<string, unknown>;
+  const v = await loadValidation();
+  let checked: Record<string, unknown>;
+  try {
+    checked = v.parseInput(v[SCHEMA[route.operation as keyof typeof SCHEMA]], params, `${route.operation} body`) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof ValidationError) throw new ProxyRefusal(400, 'invalid_request', error.message, { issues: error.issues });
+    throw error;
+  }
+  return settings.callbackURL ? { ...checked, callback_url: settings.callbackURL } : checked;
+}
+
+/** Everything after the origin check: who asks, the limit, the body, the policy, the one upstream request. */
+async function proceed(settings: ProxySettings, route: Route, request: Request): Promise<UpstreamAnswer> {
+  const identity = await identify(settings, request);
+  const { operation } = route;
+  await limit(settings, operation, identity);
+  if (operation === 'task_query') {
+    // No body to read: the page going away is all that ends it early.
+    await allow(settings, request, identity, operation, { task_id: route.taskId });
+    return forward(settings, { route, signal: request.signal });
+  }
+  const page = pageBody(request.body, request.signal, settings.idleTimeout);
+  try {
+    if (operation === 'image_upload' || operation === 'video_upload') {
+      const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
+      await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
+      const framing = await multipartFraming(upload.filename, upload.type.mediaType);
+      let refused: ProxyRefusal | undefined;
+      const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
+      try {
+        return await forward(settings, {
+          route,
+          contentType: framing.contentType,
+          body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
+          signal: page.exchange.signal,
+        });
+      } catch (error) {
+        throw refused ?? error;
+      }
+    }
+    const body = await submissionBody(settings, route, request, page.read);
+    await allow(settings, request, identity, operation, body);
+    const answer = await forward(settings, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
+    const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
+    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string' && settings.onSubmitted) {
+      // Once per accepted submission; a hook that fails costs the page nothing: it gets its task.
+      try {
+        await settings.onSubmitted({ identity, operation, task_id: taskId });
+      } catch (error) {
+        settings.logger.error(`proxy: onSubmitted threw for task ${taskId}: ${message(error)}`);
+      }
+    }
+    return answer;
+  } finally {
+    page.exchange.close();
+  }
+}
+
+/**
+ * Mount the service on your server for your pages: `new OmniMedia({ proxyURL })` in the page
+ * then has the whole client, and the key stays here. Only the spec's seven endpoints are
+ * forwarded, only to `baseURL`, only after `authorize` (required), the origin check, the rate
+ * limit, the client's own validation and `policy`. See the README, "Browser apps".
+ *
+ * @example
+ * ```ts
+ * // app/api/omnimedia/[...path]/route.ts (Next.js)
+ * import { createProxy } from 'omnimedia/proxy';
+ * const proxy = createProxy({ basePath: '/api/omnimedia', authorize: async (request) => (await getSession(request)) ?? null });
+ * export const GET = proxy.handler, POST = proxy.handler, OPTIONS = proxy.handler;
+ * ```
+ */
+export function createProxy(options: ProxyOptions): OmniMediaProxy {
+  const settings = resolveProxyOptions(options, readEnv);
+  const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
+
+  const serve = async (method: string, target: string, host: string, build: () => Request): Promise<Response | undefined> => {
+    const route = routeOf(method, target, settings.basePath);
+    if (route === undefined) return undefined;
+    if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
+    let cors: Record<string, string> = {};
+    let request: Request;
+    try {
+      request = build();
+    } catch {
+      return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request cannot be read (its Host header?)'));
+    }
+    try {
+      const verdict = checkOrigin(request.headers, method, host, settings.allowedOrigins);
+      if (!verdict.allowed) throw new ProxyRefusal(403, 'cross_site', `refused: ${verdict.reason}`);
+      if (route.preflight) {
+        if (!verdict.corsOrigin || request.headers.get('access-control-request-method') !== route.method)
+          throw new ProxyRefusal(403, 'preflight_refused', `a preflight that is not from an allowed origin for ${route.method}`);
+        return new Response(null, { status: 204, headers: { ...ANSWER_HEADERS, ...preflightHeaders(verdict.corsOrigin, request.headers.get('access-control-request-headers')) } });
+      }
+      cors = corsHeaders(verdict.corsOrigin);
+      const answer = await proceed(settings, route, request);
+      return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
+    } catch (error) {
+      if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
+      if (error instanceof DOMException && error.name === 'AbortError') return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
+      settings.logger.error(`proxy: ${method} ${route.path}: ${message(error)}`);
+      return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
+    }
+  };
+
+  return {
+    handler: async (request) => {
+      if (!URL.canParse(request.url)) return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL cannot be read'));
+      const url = new URL(request.url);
+      // The runtime built this URL; one naming a host neither Host header names came from an
+      // absolute-form target (@hono/node-server takes it as the URL). Never where the request
+      // goes (that is the base URL), but refused as the raw-target check refuses it.
+      const named = (header: string) => {
+        const value = request.headers.get(header)?.split(',')[0]?.trim();
+        return value ? hostOf(value, url.protocol === 'https:' ? 'https:' : 'http:') : undefined;
+      };
+      if (request.headers.has('host') && url.host !== named('host') && url.host !== named('x-forwarded-host'))
+        return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL names another host than the Host header (an absolute-form target?)'));
+      return (await serve(request.method, `${url.pathname}${url.search}`, url.host, () => request)) ?? notFound();
+    },
+    nodeHandler: nodeHandlerOf(serve, notFound),
+  };
+}

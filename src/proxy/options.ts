@@ -1,0 +1,234 @@
+/**
+ * The options of `createProxy` (`omnimedia/proxy`), their defaults and their check (with the
+ * SDK's one option checker, `OptionProblems`). Here rather than in options.ts: they are the
+ * server entry's alone, and no other layer reads them.
+ */
+import { MemoryRateLimits } from '../coordination/memory.ts';
+import type { Coordination, RateLimitStore } from '../coordination/ports.ts';
+import { createLogger, type LevelledLogger, type Logger } from '../internal/logger.ts';
+import { objectOf, OptionProblems } from '../option-checks.ts';
+import type { Fetch } from '../transport/http-client.ts';
+import { normalizeOrigin } from './origin.ts';
+
+/**
+ * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
+ *
+ * @example
+ * ```ts
+ * const policy = ({ operation }: { operation: ProxyOperation }) => operation !== 'video_edit';
+ * ```
+ */
+export type ProxyOperation = 'image_generation' | 'image_edit' | 'video_generation' | 'video_edit' | 'image_upload' | 'video_upload' | 'task_query';
+
+/**
+ * Who asks, as `authorize` found: any object with an `id` (a string, or a number), which names
+ * the identity in rate limits and in `policy` / `onSubmitted`.
+ *
+ * @example
+ * ```ts
+ * const identity: ProxyIdentity = { id: user.id, plan: user.plan };
+ * ```
+ */
+export interface ProxyIdentity {
+  /** Who this is, for rate limits and your hooks. */
+  id: string | number;
+  [key: string]: unknown;
+}
+
+/**
+ * What `policy` is asked about: the identity, the operation, and its checked parameters (a
+ * submission's JSON body; an upload's `{ filename, content_type }`; a query's `{ task_id }`).
+ *
+ * @example
+ * ```ts
+ * const policy = ({ identity, operation, params }: ProxyPolicyRequest) => operation !== 'video_generation' || identity.plan === 'pro';
+ * ```
+ */
+export interface ProxyPolicyRequest {
+  /** What `authorize` returned. */
+  identity: ProxyIdentity;
+  /** Which endpoint. */
+  operation: ProxyOperation;
+  /** A copy of what will be sent: the checked body, `{ filename, content_type }` or `{ task_id }`. */
+  params: Record<string, unknown>;
+  /** The page's request (its body already read or being read: do not read it). */
+  request: Request;
+}
+
+/**
+ * A submission the service accepted, as `onSubmitted` hears it.
+ *
+ * @example
+ * ```ts
+ * const onSubmitted = ({ identity, task_id }: ProxySubmission) => db.tasks.insert({ task_id, owner: identity.id });
+ * ```
+ */
+export interface ProxySubmission {
+  /** Who submitted it. */
+  identity: ProxyIdentity;
+  /** Which kind of submission. */
+  operation: ProxyOperation;
+  /** The service's id of the accepted task. */
+  task_id: string;
+}
+
+/**
+ * Requests an identity may make in a sliding window.
+ *
+ * @example
+ * ```ts
+ * const rule: ProxyRateLimit = { limit: 20, windowMs: 60_000 }; // 20 a minute
+ * ```
+ */
+export interface ProxyRateLimit {
+  /** Requests let through in any window. */
+  limit: number;
+  /** The window, ms: a request counts for this long after it was let through. */
+  windowMs: number;
+}
+
+/**
+ * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the README, "Browser apps".
+ *
+ * @example
+ * ```ts
+ * const proxy = createProxy({ basePath: '/api/omnimedia', authorize: async (request) => (await session(request)) ?? null });
+ * ```
+ */
+export interface ProxyOptions {
+  /**
+   * The app's own auth, run first for every request (task queries too): an identity, or a
+   * falsy value for 401. Throwing `ProxyDenied` is a 403 with its message; throwing anything
+   * else is a 500. Either way nothing is forwarded.
+   */
+  authorize: (request: Request) => ProxyIdentity | null | undefined | false | Promise<ProxyIdentity | null | undefined | false>;
+  /** Default: `OMNIMEDIA_API_KEY`. Required (here or there). */
+  apiKey?: string | undefined;
+  /** Default: `OMNIMEDIA_BASE_URL`. Required (here or there); a path prefix is kept. */
+  baseURL?: string | undefined;
+  /** Where the proxy is mounted: it answers `<basePath>/v1/...`. Default `/`. */
+  basePath?: string;
+  /** Origins of pages on other origins allowed to call it (CORS, with credentials). The request's own origin is always allowed. */
+  allowedOrigins?: readonly string[];
+  /** Sent as `callback_url` of every submission, in place of anything the page sent (which is dropped). */
+  callbackURL?: string | undefined;
+  /** Per identity: submissions, uploads and task queries each in a sliding window; past it, 429 with `Retry-After`. */
+  rateLimit?: { submissions?: ProxyRateLimit; uploads?: ProxyRateLimit; queries?: ProxyRateLimit };
+  /** Asked before anything is forwarded: `false`, or throwing `ProxyDenied`, is a 403. */
+  policy?: (request: ProxyPolicyRequest) => boolean | void | Promise<boolean | void>;
+  /** Called once per submission the service accepted, before the page gets its answer. */
+  onSubmitted?: (submission: ProxySubmission) => void | Promise<void>;
+  /** Shared state of a fleet (`redisCoordination`): the rate limits hold across all the proxy's processes. */
+  coordination?: Coordination;
+  /** ms for each upstream request (an upload's: from its last byte); then 504. Default 60,000. */
+  timeout?: number;
+  /** ms a request body may go without progress; then 408, the upstream request aborted. Default 30,000. */
+  idleTimeout?: number;
+  /** A `fetch` for the upstream requests. */
+  fetch?: Fetch;
+  /** Where the proxy's warnings go (never with the key). Default `console`. */
+  logger?: Logger;
+}
+
+/** ms per upstream request by default. */
+export const DEFAULT_PROXY_TIMEOUT_MS = 60_000;
+/** ms a request body may stall by default. */
+export const DEFAULT_PROXY_IDLE_TIMEOUT_MS = 30_000;
+
+/** What a proxy runs with: every option checked, every default filled in. */
+export interface ProxySettings {
+  authorize: ProxyOptions['authorize'];
+  apiKey: string;
+  /** Ends in `/`. */
+  baseURL: string;
+  /** `''` at the root, else `/a/b` (no trailing slash). */
+  basePath: string;
+  allowedOrigins: ReadonlySet<string>;
+  callbackURL: string | undefined;
+  rateLimit: NonNullable<ProxyOptions['rateLimit']>;
+  /** Where the rate limits count: the coordination's, else this process's. */
+  rateLimits: RateLimitStore;
+  policy: ProxyOptions['policy'];
+  onSubmitted: ProxyOptions['onSubmitted'];
+  timeout: number;
+  idleTimeout: number;
+  fetch: Fetch;
+  logger: LevelledLogger;
+}
+
+const isHttpURL = (value: unknown): value is string => typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+
+/**
+ * Check `createProxy`'s options (the environment's `env(name)` for the key and the base URL)
+ * and fill in the defaults; a `ValidationError` names every bad option.
+ */
+export function resolveProxyOptions(options: ProxyOptions, env: (name: string) => string | undefined): ProxySettings {
+  const o = objectOf(options, 'createProxy');
+  const problems = new OptionProblems('createProxy options');
+  if (typeof o.authorize !== 'function')
+    problems.add('authorize', "is required: the app's own check of who asks (return an identity, or null for 401); authorize: () => ({ id: 'anonymous' }) opens the proxy to anyone");
+  const apiKey = (o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY');
+  if (typeof apiKey !== 'string' || apiKey === '') problems.add('apiKey', 'is required: pass apiKey or set OMNIMEDIA_API_KEY (the proxy adds it to what it forwards)');
+  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
+  if (!isHttpURL(baseURL)) problems.add('baseURL', `is required, an absolute http(s) URL: pass baseURL or set OMNIMEDIA_BASE_URL (got ${JSON.stringify(baseURL) ?? 'nothing'})`);
+  else {
+    const url = new URL(baseURL);
+    if (url.username || url.password || url.search || url.hash) problems.add('baseURL', 'must not hold a user name, a password, a query or a fragment');
+  }
+  const basePath = o.basePath === undefined ? '/' : o.basePath;
+  if (typeof basePath !== 'string' || !/^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/.test(basePath) || /\/\.{1,2}(?:\/|$)/.test(basePath))
+    problems.add('basePath', `must be a plain path such as /api/omnimedia (got ${JSON.stringify(basePath)})`);
+  const origins = new Set<string>();
+  const listed = o.allowedOrigins;
+  if (listed !== undefined && !Array.isArray(listed)) problems.add('allowedOrigins', 'must be a list of origins');
+  else
+    (listed ?? []).forEach((value: unknown, i: number) => {
+      const origin = typeof value === 'string' ? normalizeOrigin(value) : undefined;
+      if (value === '*') problems.add(`allowedOrigins[${i}]`, "'*' is never allowed: the proxy answers with the page's cookies");
+      else if (origin) origins.add(origin);
+      else problems.add(`allowedOrigins[${i}]`, `must be an http(s) origin such as https://app.example.com (got ${JSON.stringify(value)})`);
+    });
+  if (o.callbackURL !== undefined && !isHttpURL(o.callbackURL)) problems.add('callbackURL', 'must be an absolute http(s) URL');
+  const rateLimit = (o.rateLimit ?? {}) as NonNullable<ProxyOptions['rateLimit']>;
+  if (typeof rateLimit !== 'object' || rateLimit === null) problems.add('rateLimit', 'must be an object');
+  else
+    for (const [bucket, rule] of Object.entries(rateLimit)) {
+      if (!['submissions', 'uploads', 'queries'].includes(bucket)) problems.add(`rateLimit.${bucket}`, 'is not a limit: submissions, uploads or queries');
+      else if (rule !== undefined) {
+        const { limit, windowMs } = (rule ?? {}) as Partial<ProxyRateLimit>;
+        if (limit === undefined || windowMs === undefined) problems.add(`rateLimit.${bucket}`, 'must be { limit, windowMs }');
+        problems.count(`rateLimit.${bucket}.limit`, limit, 1);
+        problems.ms(`rateLimit.${bucket}.windowMs`, windowMs, 1);
+      }
+    }
+  problems.fn('policy', o.policy);
+  problems.fn('onSubmitted', o.onSubmitted);
+  problems.fn('fetch', o.fetch);
+  problems.ms('timeout', o.timeout, 1);
+  problems.ms('idleTimeout', o.idleTimeout, 1);
+  const coordination = o.coordination as Coordination | undefined;
+  if (coordination !== undefined && typeof coordination?.rateLimits?.take !== 'function')
+    problems.add('coordination', 'must be a Coordination with rateLimits, such as redisCoordination(redis) from omnimedia/redis');
+  const logger = o.logger as Logger | undefined;
+  if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function'))
+    problems.add('logger', 'must have warn and error methods, as console does');
+  problems.done();
+  const fetchImpl = o.fetch as Fetch | undefined;
+  return {
+    authorize: o.authorize as ProxyOptions['authorize'],
+    apiKey: apiKey as string,
+    baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
+    basePath: (basePath as string).replace(/\/$/, ''),
+    allowedOrigins: origins,
+    callbackURL: o.callbackURL as string | undefined,
+    rateLimit,
+    rateLimits: coordination?.rateLimits ?? new MemoryRateLimits(),
+    policy: o.policy as ProxyOptions['policy'],
+    onSubmitted: o.onSubmitted as ProxyOptions['onSubmitted'],
+    timeout: (o.timeout as number | undefined) ?? DEFAULT_PROXY_TIMEOUT_MS,
+    idleTimeout: (o.idleTimeout as number | undefined) ?? DEFAULT_PROXY_IDLE_TIMEOUT_MS,
+    // Looked up at call time, so a fetch patched after the proxy was made (MSW) is used.
+    fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
+    logger: createLogger(logger ?? console, 'warn', apiKey as string),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Reading the page's request body: every read under `idleTimeout` (a body that makes no
+ * progress for that long is a 408, and whatever it was feeding upstream is aborted with it),
+ * and JSON bodies capped at 1 MiB and parsed strictly.
+ */
+import { concatBytes } from '../internal/bytes.ts';
+import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { Exchange } from '../transport/exchange.ts';
+import { ProxyRefusal } from './answers.ts';
+import type { ChunkSource } from './multipart.ts';
+
+/** Largest JSON body the page may send (1 MiB): a submission is a few KB. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The page's body as chunks, each read given `idleTimeout` ms. `exchange` ends when the page
+ * goes away (its request's signal) or stalls (a `ProxyRefusal` 408): pass its signal on to the
+ * upstream request so that either aborts it.
+ */
+export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortSignal | undefined, idleTimeout: number): { read: ChunkSource; exchange: Exchange; cancel: () => void } {
+  const stalled = () => new ProxyRefusal(408, 'request_timeout', `the request body made no progress for ${idleTimeout} ms`);
+  const exchange = new Exchange(signal, undefined, stalled);
+  const reader = body?.getReader();
+  const read: ChunkSource = async () => {
+    if (!reader) return undefined;
+    exchange.restartDeadline(idleTimeout, stalled);
+    try {
+      const { done, value } = await exchange.race(reader.read());
+      return done ? undefined : value;
+    } finally {
+      exchange.restartDeadline(undefined, stalled);
+    }
+  };
+  const cancel = () => void reader?.cancel().catch(() => {});
+  exchange.signal.addEventListener('abort', cancel, { once: true });
+  return { read, exchange, cancel };
+}
+
+/** Read a JSON body whole, refusing it at `max` bytes (413) or when it is not strict UTF-8 JSON (400). */
+export async function readJson(read: ChunkSource, declared: number | undefined, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
+  const tooLarge = () => new ProxyRefusal(413, 'too_large', `the JSON body is larger than ${max.toLocaleString('en-US')} bytes`);
+  if (declared !== undefined && declared > max) throw tooLarge();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (let chunk = await read(); chunk !== undefined; chunk = await read()) {
+    total += chunk.byteLength;
+    if (total > max) throw tooLarge();
+    parts.push(chunk);
+  }
+  const bytes = concatBytes(parts);
+  const invalid = (why: string) => new ProxyRefusal(400, 'invalid_json', `the body is not ${why}`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid('UTF-8');
+  }
+  try {
+    return toPlainData(JSON.parse(text));
+  } catch (error) {
+    throw invalid(error instanceof PlainDataError ? `plain JSON data (it ${error.message})` : 'JSON');
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The proxy's routing: the spec's seven endpoints and nothing else. A request target is matched
+ * as it came off the wire (the raw target of `nodeHandler`; a fetch `Request`'s URL for
+ * `handler`), before anything decodes or normalises it, and anything that could read two ways
+ * is refused: the upstream path is then rebuilt from this table and the checked task id alone.
+ */
+import { taskIdProblem } from '../schemas/task-id.ts';
+import type { ProxyOperation } from './options.ts';
+
+const POSTS: Readonly<Record<string, ProxyOperation>> = {
+  'v1/images/generations': 'image_generation',
+  'v1/images/edits': 'image_edit',
+  'v1/video/generate': 'video_generation',
+  'v1/video/edits': 'video_edit',
+  'v1/uploads/images': 'image_upload',
+  'v1/uploads/videos': 'video_upload',
+};
+const TASKS = 'v1/tasks/';
+
+/** A matched endpoint. */
+export interface Route {
+  operation: ProxyOperation;
+  /** The upstream path, relative to the base URL: from the table, and the task id re-encoded. */
+  path: string;
+  method: 'GET' | 'POST';
+  /** An `OPTIONS` request for the endpoint: a CORS preflight. */
+  preflight: boolean;
+  taskId?: string;
+}
+
+/** A target the proxy refuses, with the status and words of its answer. */
+export interface RouteRefusal {
+  status: 400 | 404 | 405;
+  code: string;
+  message: string;
+  /** For 405: the method the endpoint takes. */
+  allow?: string;
+}
+
+/**
+ * Why a raw target (path and query, as sent) could mean two things, or `undefined` when it
+ * cannot. Everything a server, a framework or the service might decode or normalise
+ * differently is refused: encoded dots, slashes, backslashes, NUL and percent signs, dot
+ * segments, empty segments, backslashes, controls, non-ASCII, a fragment, a query.
+ */
+function ambiguity(target: string): string | undefined {
+  if (/[^\x21-\x7e]/.test(target)) return 'a control character, a space or a non-ASCII character';
+  if (target.includes('\\')) return 'a backslash';
+  if (/%(?:2e|2f|5c|00|25)/i.test(target)) return 'an encoded dot, slash, backslash, NUL or percent sign';
+  if (/%(?![0-9a-f]{2})/i.test(target)) return 'a malformed percent-encoding';
+  if (target.includes('//')) return 'an empty path segment (//)';
+  if (/\/\.{1,2}(?:[/?#]|$)/.test(target)) return 'a dot segment (/./ or /../)';
+  if (target.includes('#')) return 'a fragment';
+  if (target.includes('?')) return 'a query string (the endpoints take none)';
+  return undefined;
+}
+
+const refusal = (status: RouteRefusal['status'], code: string, message: string, allow?: string): RouteRefusal =>
+  allow ? { status, code, message, allow } : { status, code, message };
+
+/**
+ * The endpoint a request names, a refusal, or `undefined` when the target is not under
+ * `basePath` at all (another route of the app). `basePath` is `''` for the root, else starts
+ * with `/` and has no trailing one.
+ */
+export function routeOf(method: string, target: string, basePath: string): Route | RouteRefusal | undefined {
+  if (!target.startsWith('/'))
+    return refusal(400, 'bad_target', 'the request target must be a path (an absolute-form or authority-form target is refused)');
+  if (!(target === basePath || target.startsWith(`${basePath}/`) || target.startsWith(`${basePath}?`))) return undefined;
+  // Mounted at the root, it owns /v1/ only: the app's other routes go on (to `next`).
+  if (basePath === '' && !/^\/v1(?:[/?#]|$)/.test(target)) return undefined;
+  const problem = ambiguity(target);
+  if (problem) return refusal(400, 'ambiguous_target', `the request target holds ${problem}: refused rather than guessed at`);
+  const rest = target.slice(basePath.length + 1);
+  const preflight = method === 'OPTIONS';
+  const post = POSTS[rest];
+  if (post) {
+    if (method !== 'POST' && !preflight) return refusal(405, 'method_not_allowed', `${method} is not allowed here: POST only`, 'POST, OPTIONS');
+    return { operation: post, path: rest, method: 'POST', preflight };
+  }
+  if (rest.startsWith(TASKS) && !rest.slice(TASKS.length).includes('/')) {
+    if (method !== 'GET' && !preflight) return refusal(405, 'method_not_allowed', `${method} is not allowed here: GET only`, 'GET, OPTIONS');
+    let taskId: string;
+    try {
+      taskId = decodeURIComponent(rest.slice(TASKS.length));
+    } catch {
+      return refusal(400, 'invalid_task_id', 'task_id: its percent-encoding is not UTF-8');
+    }
+    const problem = taskIdProblem(taskId) ?? (/[\s\\/%?#]/.test(taskId) ? 'must not hold whitespace, a slash, a backslash, %, ? or #' : undefined);
+    if (problem) return refusal(400, 'invalid_task_id', `task_id: ${problem}`);
+    return { operation: 'task_query', path: `${TASKS}${encodeURIComponent(taskId)}`, method: 'GET', preflight, taskId };
+  }
+  return refusal(404, 'not_found', 'not an endpoint of this proxy: it forwards only the service\u2019s endpoints under /v1');
+}
+
+/** A route, as opposed to a refusal. */
+export function isRoute(value: Route | RouteRefusal): value is Route {
+  return 'operation' in value;
+}
