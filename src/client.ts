@@ -72,11 +72,11 @@ export class OmniMedia {
     this.baseURL = settings.baseURL;
     this.uploadTimeout = settings.uploadTimeout;
     this.http = new HttpClient({ ...settings, logger: this.logger });
-    const { coordination } = settings;
+    const { coordination, telemetry } = settings;
     this.journal = coordination?.journal ?? new MemoryJournal();
     const waiting = coordination
-      ? fleetWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination)
-      : memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal);
+      ? fleetWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination, telemetry)
+      : memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal, telemetry);
     this.pollScheduler = waiting.scheduler;
     this.taskEvents = waiting.events;
     this.taskDurations = waiting.durations;
@@ -88,16 +88,18 @@ export class OmniMedia {
       http,
       callbackTokens: this.callbackTokens,
       journal: this.journal,
-      upload: createUploader({ http, cache: this.uploadCache, uploadTimeout: this.uploadTimeout, logger }),
+      upload: createUploader({ http, cache: this.uploadCache, uploadTimeout: this.uploadTimeout, logger, telemetry }),
       waiting,
+      telemetry,
       delivery: {
-        retrieve: (taskId, signal) => retrieveTask(http, taskId, signal ? { signal } : {}),
+        retrieve: (taskId, signal, span) => retrieveTask(http, taskId, signal ? { signal } : {}, span),
         tokens: this.callbackTokens,
         events: this.taskEvents,
         journal: this.journal,
         logger,
         // On a fleet one record for every handler of every instance: onTask runs once.
         defaultDedupe: () => coordination?.dedupe ?? new MemoryDedupeStore(),
+        telemetry,
       },
     };
     this.images = new Images(context);

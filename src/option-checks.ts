@@ -25,6 +25,7 @@ import {
   type RedisCoordinationOptions,
   type WaitOptions,
 } from './options.ts';
+import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
 
 // A timer cannot hold more (setTimeout fires at once beyond it).
@@ -65,6 +66,11 @@ class OptionProblems {
       this.add('signal', 'must be an AbortSignal');
   }
 
+  /** A port (an object with the method `method`), when given. */
+  port(path: string, value: unknown, method: string, what: string): void {
+    if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') this.add(path, `must be ${what}`);
+  }
+
   fn(path: string, value: unknown): void {
     if (value !== undefined && typeof value !== 'function') this.add(path, 'must be a function');
   }
@@ -85,23 +91,12 @@ function objectOf<T extends object>(options: T | undefined, context: string): Pa
 }
 
 /**
- * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, and an
- * upload's `onProgress`) before anything is sent.
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, an
+ * upload's or a download's `onProgress`, a download's `idleTimeout`) before anything is sent.
  */
-export function checkRequestOptions(options: RequestOptions & { onProgress?: unknown } | undefined, context: string): void {
-  const o = objectOf(options, context);
+export function checkRequestOptions(options: RequestOptions | DownloadOptions | undefined, context: string): void {
+  const o = objectOf(options as DownloadOptions | undefined, context);
   const problems = new OptionProblems(`${context} options`);
-  problems.signal(o.signal);
-  problems.ms('timeout', o.timeout, 1);
-  problems.count('maxRetries', o.maxRetries, 0);
-  problems.fn('onProgress', o.onProgress);
-  problems.done();
-}
-
-/** Check the options of `files.download`. */
-export function checkDownloadOptions(options: DownloadOptions | undefined): void {
-  const o = objectOf(options, 'files.download');
-  const problems = new OptionProblems('files.download options');
   problems.signal(o.signal);
   problems.ms('timeout', o.timeout, 1);
   problems.ms('idleTimeout', o.idleTimeout, 1);
@@ -208,6 +203,7 @@ export interface ClientSettings {
   uploadCache: UploadCacheOptions | undefined;
   maxPollsPerSecond: number;
   coordination: Coordination | undefined;
+  telemetry: Telemetry | undefined;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
@@ -249,8 +245,8 @@ export function resolveClientOptions(
   if (secrets !== undefined && (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < 1)))
     problems.add('callbackSecret', 'must be a non-empty string or a non-empty list of them');
   const coordination = o.coordination as Coordination | undefined;
-  if (coordination !== undefined && (typeof coordination !== 'object' || coordination === null || typeof coordination.budget !== 'function'))
-    problems.add('coordination', 'must be a Coordination, such as redisCoordination(redis) from omnimedia/redis');
+  problems.port('coordination', coordination, 'budget', 'a Coordination, such as redisCoordination(redis) from omnimedia/redis');
+  problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   // With a coordination the upload cache is on by default, on the fleet's store.
   const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
   const cacheOptions = cache === true ? {} : cache || undefined;
@@ -272,6 +268,7 @@ export function resolveClientOptions(
     callbackSecrets: secrets,
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
+    telemetry: o.telemetry as Telemetry | undefined,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
   };
 }

@@ -25,7 +25,7 @@ import { memoryWaitPorts } from './waiting/wait-ports.ts';
  */
 export type TasksClientOptions = Pick<
   ClientOptions,
-  'baseURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel'
+  'baseURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel' | 'telemetry'
 >;
 
 /**
@@ -47,7 +47,7 @@ export class TasksClient extends Tasks {
     const settings = resolveClientOptions(options, (name) => (name === 'OMNIMEDIA_API_KEY' ? undefined : readEnv(name)), false);
     const logger = createLogger(settings.logger, settings.logLevel, undefined);
     const http = new HttpClient({ ...settings, logger });
-    super({ http, waiting: memoryWaitPorts(http, settings.maxPollsPerSecond, logger) });
+    super({ http, waiting: memoryWaitPorts(http, settings.maxPollsPerSecond, logger, undefined, settings.telemetry) });
   }
 }
 

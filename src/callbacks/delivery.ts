@@ -8,6 +8,8 @@ import { CallbackError, NotFoundError, type CallbackErrorReason } from '../error
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
+import { traced } from '../telemetry/traced.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
@@ -44,23 +46,25 @@ const STATUS_OF: Record<CallbackErrorReason, number> = {
 
 /** What the delivery of callbacks runs through: the task query, the token, the task events... */
 export interface DeliveryPorts {
-  /** The service's own version of a task (the task query). */
-  retrieve(taskId: string, signal?: AbortSignal): Promise<TaskResult>;
+  /** The service's own version of a task (the task query), for the call `span` when telemetry is on. */
+  retrieve(taskId: string, signal?: AbortSignal, span?: TelemetrySpan): Promise<TaskResult>;
   tokens: CallbackTokens | undefined;
   events: TaskEventBus;
   journal?: SubmissionJournal | undefined;
   logger: LevelledLogger;
   /** The dedupe store of a handler whose `dedupe` is `true`. */
   defaultDedupe(): CallbackDedupeStore;
+  /** Where each delivery is reported, when the `telemetry` option is set. */
+  telemetry?: Telemetry | undefined;
 }
 
 /**
  * The service's version of a posted task. The spec signs no callback, so this is what makes
  * one trustworthy; an id the service does not know is `CallbackError` `unknown_task`.
  */
-export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted: TaskResult, signal?: AbortSignal): Promise<TaskResult> {
+export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted: TaskResult, signal?: AbortSignal, span?: TelemetrySpan): Promise<TaskResult> {
   try {
-    return await ports.retrieve(posted.task_id, signal);
+    return await ports.retrieve(posted.task_id, signal, span);
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new CallbackError('unknown_task', `Callback names task ${posted.task_id}, which the service does not know`, {
@@ -94,7 +98,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     ...(close ? { close } : {}),
   });
 
-  return async (method, url, body) => {
+  const deliver = async (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>, span?: TelemetrySpan): Promise<Answer> => {
     if (method?.toUpperCase() !== 'POST') return reject(405, 'method_not_allowed', true);
     if (tokens && !(await tokens.accepts(url))) {
       logger.warn('callback rejected: missing or wrong token');
@@ -112,7 +116,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       }
       task = posted;
       if (verify) {
-        task = await confirmTask(ports, posted);
+        task = await confirmTask(ports, posted, undefined, span);
         if (task.status !== posted.status) {
           logger.warn(`callback for task ${posted.task_id} says "${posted.status}", the service says "${task.status}"`);
           return reject(409, 'unconfirmed');
@@ -129,6 +133,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       return reject(500, 'verify_failed');
     }
 
+    span?.saw(task);
     const key = deliveryKey(task);
     try {
       if (store && !(await store.claim(key))) return { status: 200, body: { ok: true, duplicate: true } };
@@ -154,6 +159,10 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     }
     if (store?.complete) settle(() => store.complete?.(key), logger);
     return { status: 200, body: { ok: true } };
+  };
+  return (method, url, body) => {
+    const span = ports.telemetry?.call('callbacks.handle');
+    return traced(span, () => deliver(method, url, body, span));
   };
 }
 

@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import { checkRequestOptions } from '../option-checks.ts';
+import { traced } from '../telemetry/traced.ts';
 import type { RequestOptions } from '../options.ts';
 import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
@@ -34,13 +35,14 @@ export interface Submission<S extends z.core.$ZodType> {
  * submission.
  */
 export function submitTask<S extends z.core.$ZodType>(
-  context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal'>,
+  context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'telemetry'>,
   submission: Submission<S>,
   options: RequestOptions = {},
 ): TaskPromise<z.output<S> & { task_id: string }> {
   let submittedAt = 0;
   let fallbackKey: string | undefined;
-  const sent = (async () => {
+  const span = context.telemetry?.call(submission.what);
+  const sent = traced(span, async () => {
     checkRequestOptions(options, submission.what);
     const validation = await loadValidation();
     let json = await submission.body(options, validation);
@@ -48,6 +50,7 @@ export function submitTask<S extends z.core.$ZodType>(
     const tokens = context.callbackTokens;
     if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
     fallbackKey = submission.durationKey?.(json);
+    span?.set({ 'omnimedia.model': json.model as string });
     submittedAt = Date.now();
     const accepted = await context.http.request({
       method: 'POST',
@@ -59,6 +62,7 @@ export function submitTask<S extends z.core.$ZodType>(
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
+      span,
       parse: (body, meta) => validation.parseResponse(submission.schema(validation), body, submission.what, meta) as z.output<S> & { task_id: string },
     });
     // Journaled before the submission resolves; a journal that fails costs no task: the
@@ -69,7 +73,7 @@ export function submitTask<S extends z.core.$ZodType>(
       context.waiting.logger?.warn(`${submission.what}: task ${accepted.task_id} could not be journaled: ${String((error as Error)?.message ?? error)}`);
     }
     return accepted;
-  })();
+  });
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;
     const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;

@@ -52,6 +52,11 @@ function messageOf(body: unknown): string | undefined {
   return JSON.stringify(body).slice(0, 500);
 }
 
+/** The request id a response carries, if any. */
+export function requestIdOf(headers: Headers): string | undefined {
+  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
+}
+
 /**
  * The one mapper from an HTTP error status to an error class. The message never contains the
  * API key, even when the service echoes it back.
@@ -74,7 +79,7 @@ export function apiErrorFromResponse(
     status,
     body,
     headers,
-    requestId: headers.get('x-request-id') ?? headers.get('request-id') ?? undefined,
+    requestId: requestIdOf(headers),
     taskId: context.taskId,
   };
   if (status === 429) {

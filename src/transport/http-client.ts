@@ -3,13 +3,14 @@
  * deadlines (exchange.ts), the retry policy (retry-policy.ts), the mapping of error statuses
  * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
  */
-import { apiErrorFromResponse } from './error-mapping.ts';
+import { apiErrorFromResponse, requestIdOf } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { redact, type LevelledLogger } from '../internal/logger.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
 import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
 
 /**
@@ -35,6 +36,7 @@ export interface HttpConfig {
   fetch: Fetch | undefined;
   defaultHeaders: Record<string, string>;
   logger: LevelledLogger;
+  telemetry?: Telemetry | undefined;
 }
 
 /** Largest JSON answer of the API read (1 MiB): a task result is a few KB. */
@@ -77,6 +79,10 @@ export interface HttpRequest<T = unknown> {
   timeout?: number | undefined;
   maxRetries?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** The call this request is made for, when telemetry is on: each attempt is a span under it. */
+  span?: TelemetrySpan | undefined;
+  /** The path as a template for telemetry (`v1/tasks/{task_id}`), when `path` holds an id. */
+  route?: string;
   /** Called with each failed attempt before its retry. */
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
@@ -96,9 +102,15 @@ function socketReason(error: unknown): string {
  * One attempt's `fetch`: the URL, method and headers, the exchange's own signal (see
  * `Exchange`), and the body as built. A streamed body needs `duplex: 'half'`.
  */
-function send(fetchImpl: Fetch, url: string, init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect }): Promise<Response> {
+function send(
+  fetchImpl: Fetch,
+  url: string,
+  init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect },
+  span: TelemetryRequest | undefined,
+): Promise<Response> {
   const streaming = init.body !== undefined && typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
-  return fetchImpl(url, (streaming ? { ...init, duplex: 'half' } : init) as RequestInit);
+  const request = (streaming ? { ...init, duplex: 'half' } : init) as RequestInit;
+  return span ? span.send(fetchImpl, url, request) : fetchImpl(url, request);
 }
 
 const decoder = new TextDecoder();
@@ -149,22 +161,29 @@ export class HttpClient {
       timeout?: number | undefined;
       idleTimeout?: number | undefined;
       maxRetries?: number | undefined;
+      span?: TelemetrySpan | undefined;
     },
   ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
     const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'idempotent', ...options };
     const timeout = options.timeout ?? this.#config.timeout;
     const idleTimeout = options.idleTimeout ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS;
     return withRetries(
-      async () => {
+      async (attempt) => {
         const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
+        // A download's attempt span ends once its response has started: the call's span covers the body.
+        const span = this.#config.telemetry?.request(options.span, 'GET', url, undefined, attempt);
         try {
-          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }));
+          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }, span));
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
           const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
         } catch (error) {
           exchange.close();
-          throw this.#failure(error, request, exchange);
+          error = this.#failure(error, request, exchange);
+          span?.end(error);
+          throw error;
+        } finally {
+          span?.end();
         }
       },
       {
@@ -211,6 +230,8 @@ export class HttpClient {
     const exchange = new Exchange(request.signal, timeout, () =>
       new APITimeoutError(`${request.what}: no complete answer within ${timeout} ms`, { taskId: request.taskId }),
     );
+    const url = `${this.#config.baseURL}${request.path}`;
+    const span = this.#config.telemetry?.request(request.span, request.method, url, request.route ?? request.path, attempt);
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
       built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;
@@ -227,7 +248,7 @@ export class HttpClient {
         // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
         init.redirect = 'error';
       }
-      const response = await exchange.race(send(this.#fetch, `${this.#config.baseURL}${request.path}`, init));
+      const response = await exchange.race(send(this.#fetch, url, init, span));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
       const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers) };
@@ -242,8 +263,11 @@ export class HttpClient {
       const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
       return request.parse ? request.parse(json, meta) : (json as T);
     } catch (error) {
-      throw this.#failure(error, request, exchange, built?.sent?.());
+      error = this.#failure(error, request, exchange, built?.sent?.());
+      span?.end(error);
+      throw error;
     } finally {
+      span?.end();
       exchange.close();
       // The service may answer (an error, say) before it has read the whole body.
       await built?.release?.();
@@ -295,11 +319,6 @@ export class HttpClient {
       taskId,
     });
   }
-}
-
-/** The request id a response carries, if any. */
-export function requestIdOf(headers: Headers): string | undefined {
-  return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 }
 
 /** An answer's JSON as plain data (see `toPlainData`), or the `APIError` saying why it is not. */

@@ -7,6 +7,8 @@ import type { ValidationError } from '../errors.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { UploadOptions } from '../options.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
+import { traced } from '../telemetry/traced.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { loadValidation } from '../validation/load.ts';
 import { attemptBody, multipartFraming, type Framing } from './body.ts';
@@ -26,6 +28,7 @@ export interface UploaderPorts {
   /** Default ms per upload attempt. */
   uploadTimeout: number;
   logger: LevelledLogger;
+  telemetry?: Telemetry | undefined;
 }
 
 /**
@@ -34,20 +37,23 @@ export interface UploaderPorts {
  * sent), else straight to the endpoint.
  */
 export function createUploader(ports: UploaderPorts): Uploader {
-  return async (file, options = {}) => {
-    const { cache } = ports;
-    if (!cache || !file.source.replayable) return post(ports, file, options);
-    const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
-    const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options));
-    if (cached) {
-      ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
-      options.onProgress?.({ loaded: file.source.size, total: file.source.size });
-    }
-    return record;
+  return (file, options = {}) => {
+    const span = ports.telemetry?.call(`uploads.${file.rule.kind}`);
+    return traced(span, async () => {
+      const { cache } = ports;
+      if (!cache || !file.source.replayable) return post(ports, file, options, span);
+      const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
+      const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options, span));
+      if (cached) {
+        ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
+        options.onProgress?.({ loaded: file.source.size, total: file.source.size });
+      }
+      return record;
+    });
   };
 }
 
-async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
+async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions, span: TelemetrySpan | undefined): Promise<ImageUpload | VideoUpload> {
   const { rule } = file;
   const what = `uploads.${rule.kind}`;
   let tooLarge: ValidationError | undefined;
@@ -73,6 +79,7 @@ async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOpt
       parse: (body, meta): ImageUpload | VideoUpload =>
         v.parseResponse(rule.kind === 'image' ? v.ImageUploadSchema : v.VideoUploadSchema, body, what, meta),
       what,
+      span,
       signal: options.signal,
       timeout: options.timeout ?? ports.uploadTimeout,
       // A one-shot stream is spent by the first attempt: it cannot be sent again.
