@@ -13,6 +13,7 @@ const ENTRIES: Record<string, string> = {
   omnimedia: 'dist/index.d.ts',
   'omnimedia-tasks': 'dist/tasks.d.ts',
   'omnimedia-redis': 'dist/redis.d.ts',
+  'omnimedia-otel': 'dist/otel.d.ts',
   'omnimedia-schemas': 'dist/schemas.d.ts',
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',

@@ -5,6 +5,7 @@ import { registerHooks } from 'node:module';
 const targets = {
   omnimedia: new URL('../../src/index.ts', import.meta.url).href,
   'omnimedia/redis': new URL('../../src/redis/index.ts', import.meta.url).href,
+  'omnimedia/otel': new URL('../../src/otel/index.ts', import.meta.url).href,
   'omnimedia/testing': new URL('../../src/testing/index.ts', import.meta.url).href,
 };
 registerHooks({
