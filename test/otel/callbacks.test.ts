@@ -46,7 +46,7 @@ describe('callback deliveries', () => {
     await vi.advanceTimersByTimeAsync(3_500); // one poll: still running
     const { task_id } = await submitted;
     mock.failTask(task_id, 'provider_error'); // the task ends now (failed), before the next poll
-    const done = mock.task(task_id) as TaskResult;
+    const done = mock.task(task_id) as unknown as TaskResult;
     expect((await deliver(handle, done, url)).status).toBe(200);
     await expect(waiting).rejects.toMatchObject({ name: 'TaskFailedError' });
     expect((await deliver(handle, done, url)).status).toBe(200);
@@ -99,7 +99,7 @@ describe('callback deliveries', () => {
     const { task_id } = await client.images.generate({ model: 'omni-image', prompt: 'a fox' });
     const waiting = client.tasks.wait(task_id);
     await vi.advanceTimersByTimeAsync(100); // its first query, at once for a wait by id
-    client.taskEvents.publish({ ...(mock.task(task_id) as TaskResult), status: 'completed' });
+    client.taskEvents.publish({ ...(mock.task(task_id) as unknown as TaskResult), status: 'completed' });
     await waiting;
     expect(span(rec.spans(), 'omnimedia.tasks.wait').attributes['omnimedia.wait.ended_by']).toBe('shared');
   });
