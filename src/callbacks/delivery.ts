@@ -9,7 +9,6 @@ import type { LevelledLogger } from '../internal/logger.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
-import { traced } from '../telemetry/traced.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
@@ -162,7 +161,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   };
   return (method, url, body) => {
     const span = ports.telemetry?.call('callbacks.handle');
-    return traced(span, () => deliver(method, url, body, span));
+    return span ? span.run(() => deliver(method, url, body, span)) : deliver(method, url, body);
   };
 }
 

@@ -4,7 +4,6 @@ import { ValidationError, OmniMediaError } from '../errors.ts';
 import { downloadOne } from '../downloads/download.ts';
 import type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from '../downloads/targets.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
-import { traced } from '../telemetry/traced.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 
 /**
@@ -54,13 +53,13 @@ export class Files {
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined } = {},
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
     const span = this.#telemetry?.call('files.download');
-    return traced(span, () => this.#download(source, options, span));
+    return span ? span.run(() => this.#download(source, options, span)) : this.#download(source, options);
   }
 
   async #download(
     source: string | TaskWithOutputs,
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
-    span: TelemetrySpan | undefined,
+    span?: TelemetrySpan,
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
     checkRequestOptions(options, 'files.download');
     const { to } = options;

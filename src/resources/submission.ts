@@ -1,6 +1,5 @@
 import type * as z from 'zod/mini';
 import { checkRequestOptions } from '../option-checks.ts';
-import { traced } from '../telemetry/traced.ts';
 import type { RequestOptions } from '../options.ts';
 import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
@@ -42,7 +41,7 @@ export function submitTask<S extends z.core.$ZodType>(
   let submittedAt = 0;
   let fallbackKey: string | undefined;
   const span = context.telemetry?.call(submission.what);
-  const sent = traced(span, async () => {
+  const work = async () => {
     checkRequestOptions(options, submission.what);
     const validation = await loadValidation();
     let json = await submission.body(options, validation);
@@ -73,7 +72,8 @@ export function submitTask<S extends z.core.$ZodType>(
       context.waiting.logger?.warn(`${submission.what}: task ${accepted.task_id} could not be journaled: ${String((error as Error)?.message ?? error)}`);
     }
     return accepted;
-  });
+  };
+  const sent = span ? span.run(work) : work();
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;
     const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;

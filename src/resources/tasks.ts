@@ -4,7 +4,6 @@ import { checkRequestOptions } from '../option-checks.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS, type RetrieveOptions, type WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { taskIdProblem } from '../schemas/task-id.ts';
-import { traced } from '../telemetry/traced.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { pollTarget, waitForTask, watchTask, type WaitPorts } from '../waiting/poller.ts';
 import { retrieveTask } from '../waiting/retrieve-task.ts';
@@ -62,7 +61,7 @@ export class Tasks {
     checkTaskId(taskId, 'tasks.retrieve task id');
     checkRequestOptions(options, 'tasks.retrieve');
     const span = this.#waiting.telemetry?.call('tasks.retrieve');
-    return traced(span, () => retrieveTask(this.#http, taskId, options, span));
+    return span ? span.run(() => retrieveTask(this.#http, taskId, options, span)) : retrieveTask(this.#http, taskId, options);
   }
 
   /**

@@ -8,7 +8,6 @@ import type { LevelledLogger } from '../internal/logger.ts';
 import type { UploadOptions } from '../options.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
-import { traced } from '../telemetry/traced.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { loadValidation } from '../validation/load.ts';
 import { attemptBody, multipartFraming, type Framing } from './body.ts';
@@ -37,23 +36,24 @@ export interface UploaderPorts {
  * sent), else straight to the endpoint.
  */
 export function createUploader(ports: UploaderPorts): Uploader {
+  const upload = async (file: PreparedFile, options: UploadOptions, span?: TelemetrySpan) => {
+    const { cache } = ports;
+    if (!cache || !file.source.replayable) return post(ports, file, options, span);
+    const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
+    const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options, span));
+    if (cached) {
+      ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
+      options.onProgress?.({ loaded: file.source.size, total: file.source.size });
+    }
+    return record;
+  };
   return (file, options = {}) => {
     const span = ports.telemetry?.call(`uploads.${file.rule.kind}`);
-    return traced(span, async () => {
-      const { cache } = ports;
-      if (!cache || !file.source.replayable) return post(ports, file, options, span);
-      const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
-      const { record, cached } = await cache.getOrUpload(key, () => post(ports, file, options, span));
-      if (cached) {
-        ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
-        options.onProgress?.({ loaded: file.source.size, total: file.source.size });
-      }
-      return record;
-    });
+    return span ? span.run(() => upload(file, options, span)) : upload(file, options);
   };
 }
 
-async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions, span: TelemetrySpan | undefined): Promise<ImageUpload | VideoUpload> {
+async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions, span?: TelemetrySpan): Promise<ImageUpload | VideoUpload> {
   const { rule } = file;
   const what = `uploads.${rule.kind}`;
   let tooLarge: ValidationError | undefined;

@@ -6,7 +6,6 @@ import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
-import { traced } from '../telemetry/traced.ts';
 import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
 import { Cadence } from './cadence.ts';
 import type { TaskDurations } from './durations.ts';
@@ -215,12 +214,14 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
 /** Poll until the task completes; see `observeTask` for how it ends. */
 export function waitForTask(target: PollTarget, options?: WaitOptions): Promise<TaskResult> {
   const span = target.telemetry?.call('tasks.wait');
-  return traced(span, async () => {
-    let last: TaskResult | undefined;
-    for await (const task of observeTask(target, options, span)) last = task;
-    // observeTask returns only after yielding a completed task.
-    return last as TaskResult;
-  });
+  return span ? span.run(() => lastOf(observeTask(target, options, span))) : lastOf(observeTask(target, options));
+}
+
+/** The last task a wait yields: observeTask returns only after yielding a completed one. */
+async function lastOf(tasks: AsyncIterable<TaskResult>): Promise<TaskResult> {
+  let last: TaskResult | undefined;
+  for await (const task of tasks) last = task;
+  return last as TaskResult;
 }
 
 /** What makes one observation of a task a change: its status and its attempts. */
