@@ -208,6 +208,54 @@ export interface ClientSettings {
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
+/** What every client runs with: the options `TasksClient` takes too. */
+export type ConnectionSettings = Pick<
+  ClientSettings,
+  'baseURL' | 'timeout' | 'maxRetries' | 'fetch' | 'defaultHeaders' | 'logger' | 'logLevel' | 'maxPollsPerSecond' | 'telemetry'
+>;
+
+/**
+ * Check the options every client has (the service's address, timeouts, retries, fetch,
+ * headers, logging, the poll budget, telemetry), with the environment's defaults (`env(name)`
+ * reads one). A keyless page's `TasksClient` checks these only, so its bundle carries none of
+ * the rest (key, callbacks, uploads, fleet).
+ */
+function checkConnection(o: Partial<Record<keyof ClientOptions, unknown>>, problems: OptionProblems, env: (name: string) => string | undefined): ConnectionSettings {
+  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
+  if (!baseURL)
+    problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
+  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
+    problems.add('baseURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+  problems.ms('timeout', o.timeout, 1);
+  problems.count('maxRetries', o.maxRetries, 0);
+  problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
+  problems.fn('fetch', o.fetch);
+  const envLevel = env('OMNIMEDIA_LOG');
+  const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
+  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
+  problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
+  return {
+    // Read only once the checks passed (done() throws first): a string then.
+    baseURL: `${baseURL}`.replace(/\/?$/, '/'),
+    timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
+    fetch: o.fetch as Fetch | undefined,
+    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
+    logger: (o.logger as Logger | undefined) ?? console,
+    logLevel,
+    maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
+    telemetry: o.telemetry as Telemetry | undefined,
+  };
+}
+
+/** Check the options of a `TasksClient` (a keyless task client: no key is read) and fill in the rest. */
+export function resolveTasksClientOptions(options: ClientOptions | undefined, env: (name: string) => string | undefined): ConnectionSettings {
+  const problems = new OptionProblems('new TasksClient options');
+  const settings = checkConnection(objectOf(options, 'new TasksClient'), problems, env);
+  problems.done();
+  return settings;
+}
+
 /**
  * Check the client's options, with the environment's defaults (`env(name)` reads one), and
  * fill in the rest. `isBrowser` tells whether a key would be visible to the page's user.
@@ -219,12 +267,8 @@ export function resolveClientOptions(
 ): ClientSettings {
   const o = objectOf(options, 'new OmniMedia');
   const problems = new OptionProblems('new OmniMedia options');
+  const connection = checkConnection(o, problems, env);
   const apiKey = (o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY');
-  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
-  if (!baseURL)
-    problems.add('baseURL', 'is required: pass baseURL to new OmniMedia({ baseURL }) or set the OMNIMEDIA_BASE_URL environment variable');
-  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
-    problems.add('baseURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
   if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
@@ -232,21 +276,13 @@ export function resolveClientOptions(
       'an API key in a browser can be read by anyone who opens the page. Keep the key on a server, use a keyless client in the ' +
         'browser (task queries need no key), or pass dangerouslyAllowBrowser: true if you accept the risk',
     );
-  problems.ms('timeout', o.timeout, 1);
   problems.ms('uploadTimeout', o.uploadTimeout, 1);
-  problems.count('maxRetries', o.maxRetries, 0);
-  problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
-  problems.fn('fetch', o.fetch);
-  const envLevel = env('OMNIMEDIA_LOG');
-  const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
-  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
   const secret = o.callbackSecret as string | readonly string[] | undefined;
   const secrets = secret === undefined ? undefined : typeof secret === 'string' ? [secret] : secret;
   if (secrets !== undefined && (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < 1)))
     problems.add('callbackSecret', 'must be a non-empty string or a non-empty list of them');
   const coordination = o.coordination as Coordination | undefined;
   problems.port('coordination', coordination, 'budget', 'a Coordination, such as redisCoordination(redis) from omnimedia/redis');
-  problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   // With a coordination the upload cache is on by default, on the fleet's store.
   const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
   const cacheOptions = cache === true ? {} : cache || undefined;
@@ -256,20 +292,12 @@ export function resolveClientOptions(
   }
   problems.done();
   return {
+    ...connection,
     apiKey: apiKey || undefined,
-    baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
-    timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     uploadTimeout: (o.uploadTimeout as number | undefined) ?? DEFAULT_UPLOAD_TIMEOUT_MS,
-    maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
-    fetch: o.fetch as Fetch | undefined,
-    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
-    logger: (o.logger as Logger | undefined) ?? console,
-    logLevel,
     callbackSecrets: secrets,
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
-    telemetry: o.telemetry as Telemetry | undefined,
-    maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
   };
 }
 

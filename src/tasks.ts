@@ -8,7 +8,7 @@
  */
 import { createLogger } from './internal/logger.ts';
 import { readEnv } from './internal/runtime.ts';
-import { resolveClientOptions } from './option-checks.ts';
+import { resolveTasksClientOptions } from './option-checks.ts';
 import type { ClientOptions } from './options.ts';
 import { Tasks } from './resources/tasks.ts';
 import { HttpClient } from './transport/http-client.ts';
@@ -43,10 +43,10 @@ export type TasksClientOptions = Pick<
  */
 export class TasksClient extends Tasks {
   constructor(options: TasksClientOptions = {}) {
-    // No key, ever: the environment's OMNIMEDIA_API_KEY is not read.
-    const settings = resolveClientOptions(options, (name) => (name === 'OMNIMEDIA_API_KEY' ? undefined : readEnv(name)), false);
+    // No key, ever: OMNIMEDIA_API_KEY is not read.
+    const settings = resolveTasksClientOptions(options, readEnv);
     const logger = createLogger(settings.logger, settings.logLevel, undefined);
-    const http = new HttpClient({ ...settings, logger });
+    const http = new HttpClient({ ...settings, apiKey: undefined, logger });
     super({ http, waiting: memoryWaitPorts(http, settings.maxPollsPerSecond, logger, undefined, settings.telemetry) });
   }
 }
