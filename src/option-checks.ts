@@ -273,8 +273,7 @@ export function resolveClientOptions(
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
       'apiKey',
-      'an API key in a browser can be read by anyone who opens the page. Keep the key on a server, use a keyless client in the ' +
-        'browser (task queries need no key), or pass dangerouslyAllowBrowser: true if you accept the risk',
+      'anyone who opens the page can read it: keep the key on a server (task queries need none), or pass dangerouslyAllowBrowser: true',
     );
   problems.ms('uploadTimeout', o.uploadTimeout, 1);
   const secret = o.callbackSecret as string | readonly string[] | undefined;

@@ -14,6 +14,14 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
   'callbacks.handle': 'callback',
 };
 
+/**
+ * The route template of an API path, which names a request's span: the task query's id
+ * becomes `{task_id}` (a span name never holds an id).
+ */
+export function routeOf(path: string): string {
+  return path.replace(/^(v1\/tasks\/)[^/]+$/, '$1{task_id}');
+}
+
 /** The GenAI attributes dashboards read, for the operations that submit a task. */
 const GEN_AI: Readonly<Record<string, readonly [operation: string, output: string]>> = {
   image_generation: ['generate_image', 'image'],

@@ -1,6 +1,7 @@
 import { context, metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
 import { resolveOpenTelemetryOptions } from '../option-checks.ts';
 import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
+import { routeOf } from './attributes.ts';
 import { createInstruments, type Instruments } from './metrics.ts';
 import { RequestSpan } from './request-span.ts';
 import { CallSpan, type SpanOwner } from './spans.ts';
@@ -52,8 +53,8 @@ class OpenTelemetry implements Telemetry {
     return new CallSpan(this.#owner, name, parent instanceof CallSpan ? parent.context : context.active());
   }
 
-  request(parent: TelemetrySpan | undefined, method: string, url: string, route: string | undefined, attempt: number): TelemetryRequest {
-    return new RequestSpan(this.#owner, parent instanceof CallSpan ? parent : undefined, method, url, route, attempt);
+  request(parent: TelemetrySpan | undefined, method: string, url: string, path: string | undefined, attempt: number): TelemetryRequest {
+    return new RequestSpan(this.#owner, parent instanceof CallSpan ? parent : undefined, method, url, path && routeOf(path), attempt);
   }
 }
 

@@ -84,8 +84,8 @@ export interface Telemetry {
   call(name: string, parent?: TelemetrySpan): TelemetrySpan;
   /**
    * Start the span of one request attempt (`attempt` 1 for the first) of the call `parent`:
-   * `route` is the path template below the base URL (`v1/tasks/{task_id}`), `undefined` for
-   * a URL outside the API (a result file).
+   * `path` is the API path below the base URL (`v1/tasks/task_123`), `undefined` for a URL
+   * outside the API (a result file).
    */
-  request(parent: TelemetrySpan | undefined, method: string, url: string, route: string | undefined, attempt: number): TelemetryRequest;
+  request(parent: TelemetrySpan | undefined, method: string, url: string, path: string | undefined, attempt: number): TelemetryRequest;
 }

@@ -81,8 +81,6 @@ export interface HttpRequest<T = unknown> {
   signal?: AbortSignal | undefined;
   /** The call this request is made for, when telemetry is on: each attempt is a span under it. */
   span?: TelemetrySpan | undefined;
-  /** The path as a template for telemetry (`v1/tasks/{task_id}`), when `path` holds an id. */
-  route?: string;
   /** Called with each failed attempt before its retry. */
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
@@ -231,7 +229,7 @@ export class HttpClient {
       new APITimeoutError(`${request.what}: no complete answer within ${timeout} ms`, { taskId: request.taskId }),
     );
     const url = `${this.#config.baseURL}${request.path}`;
-    const span = this.#config.telemetry?.request(request.span, request.method, url, request.route ?? request.path, attempt);
+    const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
       built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;

@@ -17,7 +17,6 @@ export async function retrieveTask(http: HttpClient, taskId: string, options: Re
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,
-    route: 'v1/tasks/{task_id}',
     span,
     auth: false,
     retry: 'idempotent',
