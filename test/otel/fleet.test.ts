@@ -31,7 +31,7 @@ describe.runIf(REDIS_AVAILABLE)('on a fleet (real Redis, real time)', () => {
     const instances = await Promise.all(
       ['a', 'b'].map(async () => {
         const redis = await createClient({ url: redisServer.url }).connect();
-        const coordination = redisCoordination(redis, { prefix: 'otel:', leaseMs: 300 });
+        const coordination = redisCoordination(redis, { prefix: 'otel:', leaseMs: 2_000 });
         const client = new OmniMedia({ apiKey: API_KEY, baseURL: mockServer.url, logLevel: 'off', coordination, telemetry: rec.telemetry });
         return { redis, coordination, client };
       }),

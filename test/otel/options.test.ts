@@ -50,14 +50,14 @@ describe('the client’s telemetry option', () => {
     const calls: string[] = [];
     const telemetry: Telemetry = {
       call: (name) => ({ set() {}, saw() {}, end: (error) => void calls.push(`end ${name}${error ? ' with error' : ''}`), run: (work) => work().finally(() => calls.push(`ran ${name}`)) }),
-      request: (_parent, method, _url, route, attempt) => ({
-        send: (fetch, url, init) => (calls.push(`${method} ${route} #${attempt}`), fetch(url, init)),
+      request: (_parent, method, _url, path, attempt) => ({
+        send: (fetch, url, init) => (calls.push(`${method} ${path} #${attempt}`), fetch(url, init)),
         end() {},
       }),
     };
     const client = new OmniMedia({ baseURL: 'https://x.test', telemetry, fetch: async () => Response.json({ task_id: 't1', status: 'pending' }) });
     await client.tasks.retrieve('t1');
-    expect(calls).toEqual(['GET v1/tasks/{task_id} #1', 'ran tasks.retrieve']);
+    expect(calls).toEqual(['GET v1/tasks/t1 #1', 'ran tasks.retrieve']);
   });
 });
 
