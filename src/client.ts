@@ -23,7 +23,7 @@ import { createUploader } from './uploads/send.ts';
 import type { TaskDurations } from './waiting/durations.ts';
 import { retrieveTask } from './waiting/retrieve-task.ts';
 import type { PollScheduler } from './waiting/scheduler.ts';
-import { fleetWaitPorts, memoryWaitPorts } from './waiting/wait-ports.ts';
+import { waitPorts } from './waiting/wait-ports.ts';
 
 /**
  * The client of the image and video generation service.
@@ -76,9 +76,7 @@ export class OmniMedia {
     this.http = new HttpClient({ ...settings, logger: this.logger });
     const { coordination, telemetry } = settings;
     this.journal = coordination?.journal ?? new MemoryJournal();
-    const waiting = coordination
-      ? fleetWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination, telemetry)
-      : memoryWaitPorts(this.http, settings.maxPollsPerSecond, this.logger, this.journal, telemetry);
+    const waiting = waitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination ?? { journal: this.journal }, telemetry);
     this.pollScheduler = waiting.scheduler;
     this.taskEvents = waiting.events;
     this.taskDurations = waiting.durations;

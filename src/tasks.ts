@@ -12,7 +12,7 @@ import { resolveTasksClientOptions } from './option-checks.ts';
 import type { ClientOptions } from './options.ts';
 import { Tasks } from './resources/tasks.ts';
 import { HttpClient } from './transport/http-client.ts';
-import { memoryWaitPorts } from './waiting/wait-ports.ts';
+import { waitPorts } from './waiting/wait-ports.ts';
 
 /**
  * Options of `new TasksClient({...})`: those of `new OmniMedia` that a keyless task client
@@ -47,7 +47,7 @@ export class TasksClient extends Tasks {
     const settings = resolveTasksClientOptions(options, readEnv);
     const logger = createLogger(settings.logger, settings.logLevel, undefined);
     const http = new HttpClient({ ...settings, apiKey: undefined, logger });
-    super({ http, waiting: memoryWaitPorts(http, settings.maxPollsPerSecond, logger, undefined, settings.telemetry) });
+    super({ http, waiting: waitPorts(http, settings.maxPollsPerSecond, logger, {}, settings.telemetry) });
   }
 }
 

@@ -6,6 +6,7 @@
 import type { CallbackDedupeStore, SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
 import { CallbackError, NotFoundError, type CallbackErrorReason } from '../errors.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
+import { settle } from '../internal/settle.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
@@ -91,6 +92,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   }
   const store = settings.dedupe === false ? undefined : settings.dedupe === true ? ports.defaultDedupe() : settings.dedupe;
   const parseOptions = { maxBytes: settings.maxBytes };
+  // A write to shared state must not fail the delivery: its failure is logged.
+  const failed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${String((error as Error)?.message ?? error)}`);
   const reject = (status: number, reason: string, close?: true): Answer => ({
     status,
     body: { ok: false, reason },
@@ -142,8 +145,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     }
     // Only news we can trust reaches pending waits: verified, or carried by a checked token.
     if (verify || tokens) {
-      settle(() => ports.events.publish(task), logger);
-      if (isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), logger);
+      settle(() => ports.events.publish(task), failed);
+      if (isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), failed);
     }
     try {
       await onTask(task);
@@ -156,7 +159,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       }
       return reject(500, 'handler_failed');
     }
-    if (store?.complete) settle(() => store.complete?.(key), logger);
+    if (store?.complete) settle(() => store.complete?.(key), failed);
     return { status: 200, body: { ok: true } };
   };
   return (method, url, body) => {
@@ -174,16 +177,4 @@ function withinReadTimeout<T>(reading: Promise<T>, ms: number): Promise<T | type
   // The read goes on until the connection closes; its outcome no longer matters.
   reading.catch(() => {});
   return Promise.race([reading, timedOut]).finally(() => clearTimeout(timer));
-}
-
-
-/** A write to shared state that must not fail the delivery: its failure is logged. */
-function settle(write: () => void | Promise<void> | undefined, logger: LevelledLogger): void {
-  const failed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${String((error as Error)?.message ?? error)}`);
-  try {
-    const pending = write();
-    if (pending) pending.catch(failed);
-  } catch (error) {
-    failed(error);
-  }
 }

@@ -11,7 +11,7 @@ import { contentLength } from '../internal/content-length.ts';
 import { redact, type LevelledLogger } from '../internal/logger.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
-import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
+import { failedBeforeSending, withRetries, type RetryKind, type RetryOptions } from './retry-policy.ts';
 
 /**
  * The `fetch` the client calls: the platform's by default, or the `fetch` option.
@@ -184,13 +184,7 @@ export class HttpClient {
           span?.end();
         }
       },
-      {
-        kind: 'idempotent',
-        maxRetries: options.maxRetries ?? this.#config.maxRetries,
-        signal: options.signal,
-        onRetry: (error, retry, delay) =>
-          this.#config.logger.info(`GET ${url} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`),
-      },
+      this.#retryOptions(request, `GET ${url}`),
     );
   }
 
@@ -203,22 +197,26 @@ export class HttpClient {
    * or with what `parse` made of it.
    */
   async request<T = unknown>(request: HttpRequest<T>): Promise<T> {
-    const { apiKey, maxRetries, logger } = this.#config;
+    const { apiKey } = this.#config;
     if (request.auth && !apiKey) {
       throw new AuthenticationError(
         `${request.what} needs an API key: pass apiKey to new OmniMedia({...}) or set OMNIMEDIA_API_KEY. No request was sent.`,
         { taskId: request.taskId },
       );
     }
-    return withRetries((attempt) => this.#attempt(request, attempt), {
+    return withRetries((attempt) => this.#attempt(request, attempt), this.#retryOptions(request, `${request.method} /${request.path}`));
+  }
+
+  #retryOptions(request: HttpRequest<unknown>, label: string): RetryOptions {
+    return {
       kind: request.retry,
-      maxRetries: request.maxRetries ?? maxRetries,
+      maxRetries: request.maxRetries ?? this.#config.maxRetries,
       signal: request.signal,
       onRetry: (error, retry, delay) => {
-        logger.info(`${request.method} /${request.path} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
         request.onRetry?.(error, retry, delay);
       },
-    });
+    };
   }
 
   async #attempt<T>(request: HttpRequest<T>, attempt: number): Promise<T> {

@@ -2,6 +2,7 @@ import type { SubmissionJournal, TaskEventBus, TaskLeases } from '../coordinatio
 import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
 import type { Logger } from '../internal/logger.ts';
 import { raceAbort } from '../internal/race-abort.ts';
+import { settle } from '../internal/settle.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -52,16 +53,6 @@ export interface WaitContext {
 /** The poll target of one task on a client's ports. */
 export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
   return { ...ports, ...context, taskId, retrieve: (signal, span) => ports.retrieve(taskId, signal, span) };
-}
-
-/** Run a write to shared state without waiting on it; its failure is not the wait's. */
-function settle(write: () => void | Promise<void> | undefined): void {
-  try {
-    const pending = write();
-    if (pending) pending.catch(() => {});
-  } catch {
-    // As above: shared state is a help, never a condition.
-  }
 }
 
 /** The last `fail_reason` of a failed task: the task's own, else its last failed attempt's. */
