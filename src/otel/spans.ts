@@ -1,5 +1,5 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { TelemetryAttributes, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import type { TelemetrySpan } from '../telemetry/ports.ts';
 import { OPERATIONS, asTask, callAttributes, errorType, isGenAI, statusOf, taskOfError, urlAttributes, type TaskLike } from './attributes.ts';
 import type { Instruments } from './metrics.ts';
 
@@ -12,13 +12,6 @@ export interface SpanOwner {
   propagate: boolean;
   /** The tasks callback deliveries carried: a wait that ends with one of them was ended by a callback. */
   calledBack: WeakSet<object>;
-}
-
-/** Attributes as OpenTelemetry takes them: absent values left out. */
-function defined(attributes: TelemetryAttributes): Attributes {
-  const out: Attributes = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
 }
 
 /** The span of one SDK call (`omnimedia.<name>`, kind INTERNAL). */
@@ -40,13 +33,6 @@ export class CallSpan implements TelemetrySpan {
     this.#operation = OPERATIONS[name];
     this.span = owner.tracer.startSpan(`omnimedia.${name}`, { kind: SpanKind.INTERNAL, attributes: callAttributes(this.#operation) }, parent);
     this.context = trace.setSpan(parent, this.span);
-  }
-
-  set(attributes: TelemetryAttributes): void {
-    const out = defined(attributes);
-    const model = out['omnimedia.model'];
-    if (model !== undefined && isGenAI(this.#operation)) out['gen_ai.request.model'] = model;
-    this.span.setAttributes(out);
   }
 
   saw(task: { task_id: string; status: string }): void {
@@ -83,6 +69,9 @@ export class CallSpan implements TelemetrySpan {
     if (typeof taskId === 'string') attributes['omnimedia.task.id'] = taskId;
     const status = statusOf(task);
     if (status !== undefined) attributes['omnimedia.task.status'] = status;
+    // A submission's answer names the model of the request (spec 2.1).
+    const model = (result as { model?: unknown } | undefined)?.model;
+    if (typeof model === 'string' && isGenAI(this.#operation)) attributes['omnimedia.model'] = attributes['gen_ai.request.model'] = model;
     const failReason = (error as { failReason?: unknown } | null | undefined)?.failReason;
     if (typeof failReason === 'string') attributes['omnimedia.task.fail_reason'] = failReason;
     if (failed) attributes['error.type'] = errorType(error);

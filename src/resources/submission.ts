@@ -49,7 +49,6 @@ export function submitTask<S extends z.core.$ZodType>(
     const tokens = context.callbackTokens;
     if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
     fallbackKey = submission.durationKey?.(json);
-    span?.set({ 'omnimedia.model': json.model as string });
     submittedAt = Date.now();
     const accepted = await context.http.request({
       method: 'POST',

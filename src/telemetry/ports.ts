@@ -6,16 +6,6 @@
  */
 
 /**
- * Attributes of a span or an event, by name (`omnimedia.model`, `omnimedia.task.status`...).
- *
- * @example
- * ```ts
- * const attributes: TelemetryAttributes = { 'omnimedia.task.status': 'processing' };
- * ```
- */
-export type TelemetryAttributes = Record<string, string | number | boolean | undefined>;
-
-/**
  * The span of one SDK call: a submission, an upload, a task query, a wait, a download, one
  * callback delivery. Ended once; later calls of `end` do nothing.
  *
@@ -26,8 +16,6 @@ export type TelemetryAttributes = Record<string, string | number | boolean | und
  * ```
  */
 export interface TelemetrySpan {
-  /** What the call learned on its way: the model of a submission (`omnimedia.model`). */
-  set(attributes: TelemetryAttributes): void;
   /**
    * A task the call saw: in a wait, the answer of one of its own queries (a poll); in a
    * callback delivery, the task it carried, as verified. A wait that ends with a task it did

@@ -170,6 +170,7 @@ export class HttpClient {
         const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
         // A download's attempt span ends once its response has started: the call's span covers the body.
         const span = this.#config.telemetry?.request(options.span, 'GET', url, undefined, attempt);
+        let failure: unknown;
         try {
           const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }, span));
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
@@ -177,11 +178,9 @@ export class HttpClient {
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
         } catch (error) {
           exchange.close();
-          error = this.#failure(error, request, exchange);
-          span?.end(error);
-          throw error;
+          throw (failure = this.#failure(error, request, exchange));
         } finally {
-          span?.end();
+          span?.end(failure);
         }
       },
       this.#retryOptions(request, `GET ${url}`),
@@ -228,6 +227,7 @@ export class HttpClient {
     );
     const url = `${this.#config.baseURL}${request.path}`;
     const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
+    let failure: unknown;
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
       built = request.json === undefined && request.body ? await exchange.race(request.body()) : undefined;
@@ -259,11 +259,9 @@ export class HttpClient {
       const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
       return request.parse ? request.parse(json, meta) : (json as T);
     } catch (error) {
-      error = this.#failure(error, request, exchange, built?.sent?.());
-      span?.end(error);
-      throw error;
+      throw (failure = this.#failure(error, request, exchange, built?.sent?.()));
     } finally {
-      span?.end();
+      span?.end(failure);
       exchange.close();
       // The service may answer (an error, say) before it has read the whole body.
       await built?.release?.();

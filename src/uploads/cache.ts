@@ -46,8 +46,8 @@ export async function uploadCacheKey(file: PreparedFile & { source: { replayable
  * ```
  */
 export class UploadCache {
-  readonly store: UploadCacheStore;
-  readonly margin: number;
+  declare readonly store: UploadCacheStore;
+  declare readonly margin: number;
   readonly #inFlight = new Map<string, Promise<CachedUpload>>();
 
   constructor(options: UploadCacheOptions = {}) {

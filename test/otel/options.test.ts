@@ -49,7 +49,7 @@ describe('the client’s telemetry option', () => {
   it('a Telemetry of your own works: the port is public', async () => {
     const calls: string[] = [];
     const telemetry: Telemetry = {
-      call: (name) => ({ set() {}, saw() {}, end: (error) => void calls.push(`end ${name}${error ? ' with error' : ''}`), run: (work) => work().finally(() => calls.push(`ran ${name}`)) }),
+      call: (name) => ({ saw() {}, end: (error) => void calls.push(`end ${name}${error ? ' with error' : ''}`), run: (work) => work().finally(() => calls.push(`ran ${name}`)) }),
       request: (_parent, method, _url, path, attempt) => ({
         send: (fetch, url, init) => (calls.push(`${method} ${path} #${attempt}`), fetch(url, init)),
         end() {},

@@ -146,7 +146,6 @@ describe('failures', () => {
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
     expect(call.status.message).toBeUndefined();
     expect(call.attributes['error.type']).toBe('AuthenticationError');
-    expect(call.attributes['omnimedia.model']).toBe('omni-image');
     const [post] = childrenOf(rec.spans(), call);
     expect(post!.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': '401' });
     expect(post!.status.code).toBe(SpanStatusCode.ERROR);
