@@ -19,7 +19,7 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
  * becomes `{task_id}` (a span name never holds an id).
  */
 export function routeOf(path: string): string {
-  return path.replace(/^(v1\/tasks\/)[^/]+$/, '$1{task_id}');
+  return path.startsWith('v1/tasks/') ? 'v1/tasks/{task_id}' : path;
 }
 
 /** The GenAI attributes dashboards read, for the operations that submit a task. */
@@ -85,9 +85,21 @@ export function statusOf(task: TaskLike | undefined): string | undefined {
  * `server.port`.
  */
 export function urlAttributes(url: string): { full: string; address: string; port: number } | undefined {
-  if (!URL.canParse(url)) return undefined;
-  const parsed = new URL(url);
-  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
-  const address = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  return { full: `${parsed.protocol}//${parsed.host}${parsed.pathname}`, address, port };
+  // Every request of a client shares its base URL: its origin is parsed once, not per request.
+  const end = url.indexOf('/', url.indexOf('//') + 2);
+  const origin = end < 0 ? url : url.slice(0, end);
+  let server = ORIGINS.get(origin);
+  if (!server) {
+    if (!URL.canParse(url)) return undefined;
+    const parsed = new URL(origin);
+    const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+    server = { origin: `${parsed.protocol}//${parsed.host}`, address: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+    if (ORIGINS.size >= 64) ORIGINS.clear();
+    ORIGINS.set(origin, server);
+  }
+  const path = end < 0 ? '/' : url.slice(end).replace(/[?#].*$/s, '');
+  return { full: `${server.origin}${path}`, address: server.address, port: server.port };
 }
+
+/** Parsed origins (scheme, userinfo, host, port as written) of the URLs recently requested. */
+const ORIGINS = new Map<string, { origin: string; address: string; port: number }>();

@@ -1,7 +1,7 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import type { TelemetryRequest } from '../telemetry/ports.ts';
 import { errorType, urlAttributes } from './attributes.ts';
-import type { CallSpan, SpanOwner } from './spans.ts';
+import { withSpan, type CallSpan, type SpanOwner } from './spans.ts';
 
 /**
  * One HTTP request attempt: a CLIENT span named by its route template (`GET /v1/tasks/{task_id}`,
@@ -38,7 +38,7 @@ export class RequestSpan implements TelemetryRequest {
     if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
     const name = route === undefined ? method : `${method} /${route}`;
     this.#span = owner.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parentContext);
-    this.#context = trace.setSpan(parentContext, this.#span);
+    this.#context = withSpan(parentContext, this.#span);
   }
 
   send(fetch: (url: string, init: RequestInit) => Promise<Response>, url: string, init: RequestInit): Promise<Response> {

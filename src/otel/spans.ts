@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { TelemetrySpan } from '../telemetry/ports.ts';
 import { OPERATIONS, asTask, callAttributes, errorType, isGenAI, statusOf, taskOfError, urlAttributes, type TaskLike } from './attributes.ts';
 import type { Instruments } from './metrics.ts';
@@ -12,6 +12,14 @@ export interface SpanOwner {
   propagate: boolean;
   /** The tasks callback deliveries carried: a wait that ends with one of them was ended by a callback. */
   calledBack: WeakSet<object>;
+}
+
+/**
+ * `parent` with `span` in it. A span that records nothing and belongs to no trace (what the API
+ * returns with no SDK registered) changes nothing for its children: the parent is kept as it is.
+ */
+export function withSpan(parent: Context, span: Span): Context {
+  return span.isRecording() || isSpanContextValid(span.spanContext()) ? trace.setSpan(parent, span) : parent;
 }
 
 /** The span of one SDK call (`omnimedia.<name>`, kind INTERNAL). */
@@ -32,7 +40,7 @@ export class CallSpan implements TelemetrySpan {
     this.#owner = owner;
     this.#operation = OPERATIONS[name];
     this.span = owner.tracer.startSpan(`omnimedia.${name}`, { kind: SpanKind.INTERNAL, attributes: callAttributes(this.#operation) }, parent);
-    this.context = trace.setSpan(parent, this.span);
+    this.context = withSpan(parent, this.span);
   }
 
   saw(task: { task_id: string; status: string }): void {
