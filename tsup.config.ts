@@ -22,8 +22,18 @@ const browserTwins: Plugin = {
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
-  entry: { index: 'src/index.ts', tasks: 'src/tasks.ts', redis: 'src/redis/index.ts', proxy: 'src/proxy/index.ts', testing: 'src/testing/index.ts', 'testing-msw': 'src/testing/msw.ts', schemas: 'src/schemas/index.ts' },
-  external: ['msw'],
+  entry: {
+    index: 'src/index.ts',
+    tasks: 'src/tasks.ts',
+    redis: 'src/redis/index.ts',
+    proxy: 'src/proxy/index.ts',
+    otel: 'src/otel/index.ts',
+    testing: 'src/testing/index.ts',
+    'testing-msw': 'src/testing/msw.ts',
+    schemas: 'src/schemas/index.ts',
+  },
+  // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
+  external: ['msw', '@opentelemetry/api'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,

@@ -14,6 +14,7 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-tasks': 'dist/tasks.d.ts',
   'omnimedia-redis': 'dist/redis.d.ts',
   'omnimedia-proxy': 'dist/proxy.d.ts',
+  'omnimedia-otel': 'dist/otel.d.ts',
   'omnimedia-schemas': 'dist/schemas.d.ts',
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',

@@ -14,8 +14,10 @@
  * ```
  */
 export class OmniMediaError extends Error {
+  // Fields assigned in a constructor are `declare`d here and below: nothing emitted for them
+  // but the assignment (see client.ts).
   /** The task this error concerns, once a task exists. */
-  taskId: string | undefined;
+  declare taskId: string | undefined;
 
   constructor(message: string, options?: { cause?: unknown; taskId?: string | undefined }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -69,7 +71,7 @@ export interface ValidationIssue {
  */
 export class ValidationError extends OmniMediaError {
   override name = 'ValidationError';
-  readonly issues: readonly ValidationIssue[];
+  declare readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], context?: string) {
     const list = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
@@ -113,12 +115,12 @@ export interface APIErrorInit {
  */
 export class APIError extends OmniMediaError {
   override name = 'APIError';
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** The error body exactly as the service sent it: its shape is not in the spec. */
-  readonly body: unknown;
-  readonly headers: Headers | undefined;
+  declare readonly body: unknown;
+  declare readonly headers: Headers | undefined;
   /** From the `x-request-id` (or `request-id`) response header, when present. */
-  readonly requestId: string | undefined;
+  declare readonly requestId: string | undefined;
 
   constructor(message: string, init: APIErrorInit = {}) {
     super(message, { cause: init.cause, taskId: init.taskId });
@@ -196,7 +198,7 @@ export class NotFoundError extends APIError {
  */
 export class RateLimitError extends APIError {
   override name = 'RateLimitError';
-  readonly retryAfter: number | undefined;
+  declare readonly retryAfter: number | undefined;
 
   constructor(message: string, init: APIErrorInit & { retryAfter?: number | undefined } = {}) {
     super(message, init);
@@ -271,11 +273,11 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
   attempts?: readonly { fail_reason?: string | undefined }[] | undefined;
 }> extends OmniMediaError {
   override name = 'TaskFailedError';
-  readonly task: Task;
+  declare readonly task: Task;
   /** The last `fail_reason`: the task's own, else that of its last failed attempt. */
-  readonly failReason: string | undefined;
+  declare readonly failReason: string | undefined;
   /** The task's attempts (`task.attempts`), each with its provider, status and `fail_reason`. */
-  readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
+  declare readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
 
   constructor(task: Task, failReason: string | undefined) {
     const attempts = (task as { attempts?: readonly unknown[] | null }).attempts ?? [];
@@ -304,7 +306,7 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
  */
 export class WaitTimeoutError<Task = unknown> extends OmniMediaError {
   override name = 'WaitTimeoutError';
-  readonly lastTask: Task | undefined;
+  declare readonly lastTask: Task | undefined;
   declare taskId: string;
 
   /** @param cause the error of the last query, when it failed (a service that cannot be reached). */
@@ -348,7 +350,7 @@ export type CallbackErrorReason =
  */
 export class CallbackError extends OmniMediaError {
   override name = 'CallbackError';
-  readonly reason: CallbackErrorReason;
+  declare readonly reason: CallbackErrorReason;
 
   constructor(reason: CallbackErrorReason, message: string, options?: { cause?: unknown; taskId?: string | undefined }) {
     super(message, options);

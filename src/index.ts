@@ -62,6 +62,7 @@ export type {
   UploadOptions,
   WaitOptions,
 } from './options.ts';
+export type { Telemetry, TelemetryRequest, TelemetrySpan } from './telemetry/ports.ts';
 export type { Fetch } from './transport/http-client.ts';
 export type { TransferProgress } from './transport/progress.ts';
 export { fileFromPath } from './uploads/inputs.ts';

@@ -25,6 +25,7 @@ import {
   type RedisCoordinationOptions,
   type WaitOptions,
 } from './options.ts';
+import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
 
 // A timer cannot hold more (setTimeout fires at once beyond it).
@@ -63,6 +64,11 @@ export class OptionProblems {
     const signal = value as Partial<AbortSignal> | null;
     if (!signal || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')
       this.add('signal', 'must be an AbortSignal');
+  }
+
+  /** A port (an object with the method `method`), when given. */
+  port(path: string, value: unknown, method: string, what: string): void {
+    if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') this.add(path, `must be ${what}`);
   }
 
   fn(path: string, value: unknown): void {
@@ -199,9 +205,62 @@ export interface ClientSettings {
   coordination: Coordination | undefined;
   /** `baseURL` is the app's proxy (`proxyURL`): no key, and the page's cookies go along. */
   proxied: boolean;
+  telemetry: Telemetry | undefined;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
+
+/** What every client runs with: the options `TasksClient` takes too. */
+export type ConnectionSettings = Pick<
+  ClientSettings,
+  'baseURL' | 'timeout' | 'maxRetries' | 'fetch' | 'defaultHeaders' | 'logger' | 'logLevel' | 'maxPollsPerSecond' | 'telemetry'
+>;
+
+/**
+ * Check the options every client has (the service's address, timeouts, retries, fetch,
+ * headers, logging, the poll budget, telemetry), with the environment's defaults (`env(name)`
+ * reads one). A keyless page's `TasksClient` checks these only, so its bundle carries none of
+ * the rest (key, callbacks, uploads, fleet).
+ */
+function checkConnection(
+  o: Partial<Record<keyof ClientOptions, unknown>>,
+  problems: OptionProblems,
+  env: (name: string) => string | undefined,
+  name: 'baseURL' | 'proxyURL' = 'baseURL',
+): ConnectionSettings {
+  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
+  if (!baseURL) problems.add('baseURL', 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
+  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
+    problems.add(name, `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+  problems.ms('timeout', o.timeout, 1);
+  problems.count('maxRetries', o.maxRetries, 0);
+  problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
+  problems.fn('fetch', o.fetch);
+  const envLevel = env('OMNIMEDIA_LOG');
+  const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
+  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
+  problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
+  return {
+    // Read only once the checks passed (done() throws first): a string then.
+    baseURL: `${baseURL}`.replace(/\/?$/, '/'),
+    timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
+    fetch: o.fetch as Fetch | undefined,
+    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
+    logger: (o.logger as Logger | undefined) ?? console,
+    logLevel,
+    maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
+    telemetry: o.telemetry as Telemetry | undefined,
+  };
+}
+
+/** Check the options of a `TasksClient` (a keyless task client: no key is read) and fill in the rest. */
+export function resolveTasksClientOptions(options: ClientOptions | undefined, env: (name: string) => string | undefined): ConnectionSettings {
+  const problems = new OptionProblems('new TasksClient options');
+  const settings = checkConnection(objectOf(options, 'new TasksClient'), problems, env);
+  problems.done();
+  return settings;
+}
 
 /**
  * Check the client's options, with the environment's defaults (`env(name)` reads one), and
@@ -216,15 +275,16 @@ export function resolveClientOptions(
   const problems = new OptionProblems('new OmniMedia options');
   const proxy = o.proxyURL as string | undefined;
   // Behind a proxy the page holds no key and names no service: the proxy's server does both.
-  const apiKey = proxy === undefined ? ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY')) : undefined;
-  const page = (globalThis as { location?: { href?: string } }).location?.href;
-  const baseURL = proxy === undefined ? ((o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL')) : URL.canParse(proxy, page) ? new URL(proxy, page).href : proxy;
   if (proxy !== undefined)
     for (const name of ['apiKey', 'baseURL'] as const) if (o[name] !== undefined) problems.add(name, 'not with proxyURL: the proxy on your server holds it');
-  if (!baseURL && proxy === undefined)
-    problems.add('baseURL', 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
-  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
-    problems.add(proxy === undefined ? 'baseURL' : 'proxyURL', `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+  const page = (globalThis as { location?: { href?: string } }).location?.href;
+  const connection = checkConnection(
+    proxy === undefined ? o : { ...o, baseURL: URL.canParse(proxy, page) ? new URL(proxy, page).href : proxy },
+    problems,
+    env,
+    proxy === undefined ? 'baseURL' : 'proxyURL',
+  );
+  const apiKey = proxy === undefined ? ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY')) : undefined;
   if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
@@ -232,21 +292,13 @@ export function resolveClientOptions(
       'anyone who opens the page can read it: keep it on your server behind createProxy (omnimedia/proxy) and pass proxyURL, ' +
         'or set dangerouslyAllowBrowser: true to accept the risk',
     );
-  problems.ms('timeout', o.timeout, 1);
   problems.ms('uploadTimeout', o.uploadTimeout, 1);
-  problems.count('maxRetries', o.maxRetries, 0);
-  problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
-  problems.fn('fetch', o.fetch);
-  const envLevel = env('OMNIMEDIA_LOG');
-  const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
-  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
   const secret = o.callbackSecret as string | readonly string[] | undefined;
   const secrets = secret === undefined ? undefined : typeof secret === 'string' ? [secret] : secret;
   if (secrets !== undefined && (!Array.isArray(secrets) || secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < 1)))
     problems.add('callbackSecret', 'must be a non-empty string or a non-empty list of them');
   const coordination = o.coordination as Coordination | undefined;
-  if (coordination !== undefined && (typeof coordination !== 'object' || coordination === null || typeof coordination.budget !== 'function'))
-    problems.add('coordination', 'must be a Coordination, such as redisCoordination(redis) from omnimedia/redis');
+  problems.port('coordination', coordination, 'budget', 'a Coordination, such as redisCoordination(redis) from omnimedia/redis');
   // With a coordination the upload cache is on by default, on the fleet's store.
   const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
   const cacheOptions = cache === true ? {} : cache || undefined;
@@ -256,19 +308,12 @@ export function resolveClientOptions(
   }
   problems.done();
   return {
+    ...connection,
     apiKey: apiKey || undefined,
-    baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
-    timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     uploadTimeout: (o.uploadTimeout as number | undefined) ?? DEFAULT_UPLOAD_TIMEOUT_MS,
-    maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
-    fetch: o.fetch as Fetch | undefined,
-    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
-    logger: (o.logger as Logger | undefined) ?? console,
-    logLevel,
     callbackSecrets: secrets,
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
-    maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
     proxied: proxy !== undefined,
   };
 }
@@ -296,5 +341,32 @@ export function resolveRedisCoordinationOptions(options: RedisCoordinationOption
     leaseMs: (o.leaseMs as number | undefined) ?? 5_000,
     commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? 500,
     logger: logger ?? console,
+  };
+}
+
+/** `openTelemetry`'s options with every default filled in (the providers stay the caller's, or `undefined` for the global ones). */
+export interface OpenTelemetrySettings<T, M> {
+  tracerProvider: T | undefined;
+  meterProvider: M | undefined;
+  httpSpans: boolean;
+  propagate: boolean;
+}
+
+/** Check the options of `openTelemetry` (`omnimedia/otel`): providers by their shape, switches as booleans. */
+export function resolveOpenTelemetryOptions<T, M>(
+  options: { tracerProvider?: T; meterProvider?: M; httpSpans?: boolean; propagate?: boolean } | undefined,
+): OpenTelemetrySettings<T, M> {
+  const o = objectOf(options, 'openTelemetry');
+  const problems = new OptionProblems('openTelemetry options');
+  problems.port('tracerProvider', o.tracerProvider, 'getTracer', 'a TracerProvider (with getTracer)');
+  problems.port('meterProvider', o.meterProvider, 'getMeter', 'a MeterProvider (with getMeter)');
+  for (const name of ['httpSpans', 'propagate'] as const)
+    if (o[name] !== undefined && typeof o[name] !== 'boolean') problems.add(name, `must be true or false (got ${String(o[name])})`);
+  problems.done();
+  return {
+    tracerProvider: o.tracerProvider as T | undefined,
+    meterProvider: o.meterProvider as M | undefined,
+    httpSpans: (o.httpSpans as boolean | undefined) ?? true,
+    propagate: (o.propagate as boolean | undefined) ?? false,
   };
 }

@@ -6,6 +6,7 @@
 import type { CallbackDedupeStore, Coordination, UploadCacheStore } from './coordination/ports.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import type { TaskResult } from './schemas/task.ts';
+import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
 import type { TransferProgress } from './transport/progress.ts';
 
@@ -107,6 +108,12 @@ export interface ClientOptions {
    * or `baseURL`. See the README, "Browser apps".
    */
   proxyURL?: string | undefined;
+  /**
+   * Where the client reports what it does: `openTelemetry()` from `omnimedia/otel` (spans of
+   * every call and request, and metrics). Off by default: nothing is loaded or called. See the
+   * README, "Observability".
+   */
+  telemetry?: Telemetry | undefined;
 }
 
 /**

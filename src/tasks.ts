@@ -8,11 +8,11 @@
  */
 import { createLogger } from './internal/logger.ts';
 import { readEnv } from './internal/runtime.ts';
-import { resolveClientOptions } from './option-checks.ts';
+import { resolveTasksClientOptions } from './option-checks.ts';
 import type { ClientOptions } from './options.ts';
 import { Tasks } from './resources/tasks.ts';
 import { HttpClient } from './transport/http-client.ts';
-import { memoryWaitPorts } from './waiting/wait-ports.ts';
+import { waitPorts } from './waiting/wait-ports.ts';
 
 /**
  * Options of `new TasksClient({...})`: those of `new OmniMedia` that a keyless task client
@@ -25,7 +25,7 @@ import { memoryWaitPorts } from './waiting/wait-ports.ts';
  */
 export type TasksClientOptions = Pick<
   ClientOptions,
-  'baseURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel'
+  'baseURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel' | 'telemetry'
 >;
 
 /**
@@ -43,11 +43,11 @@ export type TasksClientOptions = Pick<
  */
 export class TasksClient extends Tasks {
   constructor(options: TasksClientOptions = {}) {
-    // No key, ever: the environment's OMNIMEDIA_API_KEY is not read.
-    const settings = resolveClientOptions(options, (name) => (name === 'OMNIMEDIA_API_KEY' ? undefined : readEnv(name)), false);
+    // No key, ever: OMNIMEDIA_API_KEY is not read.
+    const settings = resolveTasksClientOptions(options, readEnv);
     const logger = createLogger(settings.logger, settings.logLevel, undefined);
-    const http = new HttpClient({ ...settings, logger });
-    super({ http, waiting: memoryWaitPorts(http, settings.maxPollsPerSecond, logger) });
+    const http = new HttpClient({ ...settings, apiKey: undefined, logger });
+    super({ http, waiting: waitPorts(http, settings.maxPollsPerSecond, logger, {}, settings.telemetry) });
   }
 }
 

@@ -25,25 +25,29 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   internal: [],
   errors: ['internal'],
   schemas: [],
+  // The Telemetry port: what the core reports; it imports nothing, and nothing of OpenTelemetry.
+  telemetry: [],
   coordination: ['schemas', 'internal'],
-  transport: BASE,
+  transport: ['telemetry', ...BASE],
   validation: ['schemas', ...BASE],
-  options: ['coordination', 'transport', 'schemas', ...BASE],
-  'option-checks': ['options', 'coordination', 'transport', 'schemas', ...BASE],
-  waiting: [...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
-  uploads: [...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
-  downloads: [...OPTIONS, 'transport', ...BASE],
-  callbacks: ['waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
-  resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
-  client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  options: ['coordination', 'telemetry', 'transport', 'schemas', ...BASE],
+  'option-checks': ['options', 'coordination', 'telemetry', 'transport', 'schemas', ...BASE],
+  waiting: [...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  uploads: [...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  downloads: [...OPTIONS, 'telemetry', 'transport', ...BASE],
+  callbacks: ['waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/redis: the coordination ports on Redis (task status words from waiting/).
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
   // rules, sniffing and framing, the SDK's schemas; the rate limits behind a coordination port).
   proxy: ['uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  // omnimedia/otel: the Telemetry port on @opentelemetry/api (its option checker from option-checks).
+  otel: ['telemetry', 'option-checks', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
-  tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
-  index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses only the package's public entries ('omnimedia', 'omnimedia/testing').
@@ -107,6 +111,11 @@ describe('architecture', () => {
   it('only index.ts imports client.ts, not even for a type', () => {
     const importers = files.filter((file) => layerOf(file) !== 'index' && specifiers(file).some((s) => resolve(dirname(file), s) === join(SRC, 'client.ts')));
     expect(importers.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
+  it('only omnimedia/otel imports @opentelemetry/*, and the Telemetry port imports nothing', () => {
+    const importers = files.filter((file) => specifiers(file).some((s) => s.startsWith('@opentelemetry/')));
+    expect([...new Set(importers.map(layerOf))]).toEqual(['otel']);
   });
 
   it('the CLI imports the library by its package name only', () => {

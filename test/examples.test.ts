@@ -65,6 +65,9 @@ describe('examples/', () => {
     // A proxy recipe's page got its task through the proxy, without the key.
     if (script.startsWith('proxy-')) expect(result.stdout).toMatch(/page: task_\w+ completed/);
     // The fleet's callback lands on B and ends A's wait.
+    // The console exporter's spans, then the trace as a tree: the wait's queries under the wait.
+    if (script === 'telemetry.ts')
+      expect(result.stdout).toMatch(/name: 'omnimedia\.images\.generate'[\s\S]*make-cover-image +\d+ ms\n├─ omnimedia\.images\.generate[^\n]*\n│  └─ POST \/v1\/images\/generations[^\n]*\n└─ omnimedia\.tasks\.wait[^\n]*task\.status=completed[^\n]*\n   (├|└)─ GET \/v1\/tasks\/\{task_id\}/);
     if (script === 'fleet.ts') expect(result.stdout).toMatch(/B: callback for task_\w+: completed[\s\S]*A: wait ended: task_\w+ completed/);
   });
 

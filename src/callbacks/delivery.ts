@@ -11,6 +11,7 @@ import { settle } from '../internal/settle.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { answerNotes } from '../schemas/tolerant.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
@@ -50,23 +51,25 @@ const STATUS_OF: Record<CallbackErrorReason, number> = {
 
 /** What the delivery of callbacks runs through: the task query, the token, the task events... */
 export interface DeliveryPorts {
-  /** The service's own version of a task (the task query). */
-  retrieve(taskId: string, signal?: AbortSignal): Promise<TaskResult>;
+  /** The service's own version of a task (the task query), for the call `span` when telemetry is on. */
+  retrieve(taskId: string, signal?: AbortSignal, span?: TelemetrySpan): Promise<TaskResult>;
   tokens: CallbackTokens | undefined;
   events: TaskEventBus;
   journal?: SubmissionJournal | undefined;
   logger: LevelledLogger;
   /** The dedupe store of a handler whose `dedupe` is `true`. */
   defaultDedupe(): CallbackDedupeStore;
+  /** Where each delivery is reported, when the `telemetry` option is set. */
+  telemetry?: Telemetry | undefined;
 }
 
 /**
  * The service's version of a posted task. The spec signs no callback, so this is what makes
  * one trustworthy; an id the service does not know is `CallbackError` `unknown_task`.
  */
-export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted: TaskResult, signal?: AbortSignal): Promise<TaskResult> {
+export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted: TaskResult, signal?: AbortSignal, span?: TelemetrySpan): Promise<TaskResult> {
   try {
-    return await ports.retrieve(posted.task_id, signal);
+    return await ports.retrieve(posted.task_id, signal, span);
   } catch (error) {
     if (error instanceof NotFoundError) {
       throw new CallbackError('unknown_task', `Callback names task ${posted.task_id}, which the service does not know`, {
@@ -101,7 +104,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     ...(close ? { close } : {}),
   });
 
-  return async (method, url, body) => {
+  const deliver = async (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>, span?: TelemetrySpan): Promise<Answer> => {
     if (method?.toUpperCase() !== 'POST') return reject(405, 'method_not_allowed', true);
     if (tokens && !(await tokens.accepts(url))) {
       logger.warn('callback rejected: missing or wrong token');
@@ -118,7 +121,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       task = posted;
       for (const { key, text } of answerNotes(posted)) logger.warnOnce(key, `callback for task ${posted.task_id}: ${text} (rawAnswer() keeps it as sent; said once)`);
       if (verify) {
-        task = await confirmTask(ports, posted);
+        task = await confirmTask(ports, posted, undefined, span);
         if (task.status !== posted.status) {
           logger.warn(`callback for task ${posted.task_id} says "${posted.status}", the service says "${task.status}"`);
           return reject(409, 'unconfirmed');
@@ -137,6 +140,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
 
     // A delivery is acknowledged only once handled: a repeat of one done is a duplicate; one
     // that comes while another delivery runs onTask is told to come again (that onTask may throw).
+    span?.saw(task);
     const key = deliveryKey(task);
     try {
       const claim = store ? await store.claim(key) : true;
@@ -164,6 +168,10 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     if (trusted && isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), sharedStateFailed);
     if (store?.complete) settle(() => store.complete?.(key), sharedStateFailed);
     return { status: 200, body: { ok: true } };
+  };
+  return (method, url, body) => {
+    const span = ports.telemetry?.call('callbacks.handle');
+    return span ? span.run(() => deliver(method, url, body, span)) : deliver(method, url, body);
   };
 }
 

@@ -164,7 +164,7 @@ interface Slot {
  * service.)
  */
 export class MemoryPollBudget implements PollBudget {
-  readonly maxPerSecond: number;
+  declare readonly maxPerSecond: number;
   /** The last `maxPerSecond` slots, oldest at `#head` (a ring). */
   readonly #recent: Slot[] = [];
   #head = 0;

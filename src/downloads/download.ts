@@ -1,6 +1,7 @@
 import { APIConnectionError, OmniMediaError, ValidationError } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
 import type { DownloadOptions } from '../options.ts';
+import type { TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
 import { checkTarget, toNodeWritable, toPath, type Staged } from './node-targets.ts';
@@ -42,7 +43,8 @@ function counted(body: ReadableStream<Uint8Array>, total: number | undefined, re
  * Download one file. Streamed, never buffered, when written to a path or a stream; a file that
  * fails half-way is removed. Sends no API key. `into`: a directory and the task's id, when the
  * file goes into a directory under a name of its own; `staged`: files are left beside their
- * targets there, for the caller to rename together.
+ * targets there, for the caller to rename together; `span`: the call it is made for, when
+ * telemetry is on.
  */
 export async function downloadOne(
   http: HttpClient,
@@ -52,6 +54,7 @@ export async function downloadOne(
   into: { directory: string; taskId: string | undefined } | undefined,
   options: DownloadOptions,
   staged?: Staged,
+  span?: TelemetrySpan,
 ): Promise<Blob | string | undefined> {
   const what = `files.download(${url})`;
   await checkTarget(to, into !== undefined);
@@ -61,6 +64,7 @@ export async function downloadOne(
     timeout: options.timeout,
     idleTimeout: options.idleTimeout,
     maxRetries: options.maxRetries,
+    span,
   });
   const total = contentLength(response.headers.get('content-length'), response.headers.get('content-encoding'));
   const body = counted(

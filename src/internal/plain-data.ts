@@ -17,7 +17,7 @@ export type PlainDataProblem = 'too_large' | 'too_deep' | 'too_many_items' | 'no
 
 /** A value refused by `toPlainData`; callers turn it into their own `OmniMediaError`. */
 export class PlainDataError extends Error {
-  readonly problem: PlainDataProblem;
+  declare readonly problem: PlainDataProblem;
 
   constructor(problem: PlainDataProblem, message: string) {
     super(message);

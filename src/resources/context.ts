@@ -7,6 +7,7 @@
 import type { CallbackTokens } from '../callbacks/token.ts';
 import type { DeliveryPorts } from '../callbacks/delivery.ts';
 import type { SubmissionJournal } from '../coordination/ports.ts';
+import type { Telemetry } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { Uploader } from '../uploads/send.ts';
 import type { WaitPorts } from '../waiting/poller.ts';
@@ -24,4 +25,6 @@ export interface ResourceContext {
   journal: SubmissionJournal;
   /** What the callback handlers run through. */
   delivery: DeliveryPorts;
+  /** Where calls are reported, when the `telemetry` option is set. */
+  telemetry?: Telemetry | undefined;
 }

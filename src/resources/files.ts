@@ -4,6 +4,7 @@ import { ValidationError, OmniMediaError } from '../errors.ts';
 import { downloadOne } from '../downloads/download.ts';
 import { settleStaged, type Staged } from '../downloads/node-targets.ts';
 import type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from '../downloads/targets.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 
 /**
@@ -17,10 +18,12 @@ import type { HttpClient } from '../transport/http-client.ts';
  */
 export class Files {
   readonly #http: HttpClient;
+  readonly #telemetry: Telemetry | undefined;
 
   /** @internal */
-  constructor(context: { http: HttpClient }) {
+  constructor(context: { http: HttpClient; telemetry?: Telemetry | undefined }) {
     this.#http = context.http;
+    this.#telemetry = context.telemetry;
   }
 
   /**
@@ -46,16 +49,25 @@ export class Files {
   download(task: TaskWithOutputs, options?: DownloadOptions & { to?: undefined }): Promise<Blob[]>;
   download(task: TaskWithOutputs, options: DownloadOptions & { to: string }): Promise<string[]>;
   download(task: TaskWithOutputs, options: DownloadOptions & { to: TaskDownloadTarget }): Promise<(string | undefined)[]>;
-  async download(
+  download(
     source: string | TaskWithOutputs,
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined } = {},
+  ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
+    const span = this.#telemetry?.call('files.download');
+    return span ? span.run(() => this.#download(source, options, span)) : this.#download(source, options);
+  }
+
+  async #download(
+    source: string | TaskWithOutputs,
+    options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
+    span?: TelemetrySpan,
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
     checkRequestOptions(options, 'files.download');
     const { to } = options;
     if (typeof source === 'string') {
       if (!URL.canParse(source)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'files.download');
       if (typeof to === 'function') throw new ValidationError([{ path: 'to', message: 'a function target is for a task' }], 'files.download');
-      return downloadOne(this.#http, source, 0, to, undefined, options);
+      return downloadOne(this.#http, source, 0, to, undefined, options, undefined, span);
     }
     const urls = (source?.data ?? []).map((d) => d?.url);
     if (urls.length === 0 || urls.some((u) => typeof u !== 'string' || !URL.canParse(u)))
@@ -77,7 +89,7 @@ export class Files {
     let failure: { error: unknown } | undefined;
     const results = await Promise.all(
       urls.map((url, index) =>
-        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, { ...options, signal }, staged).catch(
+        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, { ...options, signal }, staged, span).catch(
           (error: unknown) => {
             // A download of a task's output is about that task: its errors say which.
             if (error instanceof OmniMediaError) error.taskId ??= taskId;

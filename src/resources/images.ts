@@ -24,10 +24,10 @@ function imageDurationKey(operation: string, body: Record<string, unknown>): str
  * ```
  */
 export class Images {
-  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>;
+  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload' | 'telemetry'>;
 
   /** @internal */
-  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>) {
+  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload' | 'telemetry'>) {
     this.#context = context;
   }
 

@@ -38,13 +38,14 @@ export interface Submission {
  * submission.
  */
 export function submitTask<S extends { task_id: string }>(
-  context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal'>,
+  context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'telemetry'>,
   submission: Submission,
   options: RequestOptions = {},
 ): TaskPromise<S> {
   let submittedAt = 0;
   let fallbackKey: string | undefined;
-  const sent = (async () => {
+  const span = context.telemetry?.call(submission.what);
+  const work = async () => {
     checkRequestOptions(options, submission.what);
     const validation = await loadValidation();
     let json = await submission.body(options, validation);
@@ -72,6 +73,7 @@ export function submitTask<S extends { task_id: string }>(
       signal: options.signal,
       timeout: options.timeout,
       maxRetries: options.maxRetries,
+      span,
       parse: (body, meta) => parseResponse<S>(submission.answer, body, submission.what, meta),
     }).catch(async (error: unknown) => {
       // The service accepted (2xx) and named a task we cannot use as it is (an id our rule
@@ -85,7 +87,8 @@ export function submitTask<S extends { task_id: string }>(
     });
     await journal(accepted.task_id);
     return accepted;
-  })();
+  };
+  const sent = span ? span.run(work) : work();
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;
     const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;

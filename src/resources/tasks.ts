@@ -61,7 +61,8 @@ export class Tasks {
   async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.retrieve task id');
     checkRequestOptions(options, 'tasks.retrieve');
-    return retrieveTask(this.#http, taskId, options);
+    const span = this.#waiting.telemetry?.call('tasks.retrieve');
+    return span ? span.run(() => retrieveTask(this.#http, taskId, options, span)) : retrieveTask(this.#http, taskId, options);
   }
 
   /**

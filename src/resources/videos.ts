@@ -55,10 +55,10 @@ function videoDurationKey(operation: string, body: Record<string, unknown>): str
  * ```
  */
 export class Videos {
-  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>;
+  readonly #context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload' | 'telemetry'>;
 
   /** @internal */
-  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload'>) {
+  constructor(context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'upload' | 'telemetry'>) {
     this.#context = context;
   }
 

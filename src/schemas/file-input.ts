@@ -21,9 +21,9 @@ export function fileName(path: string): string {
  */
 export class FileFromPath {
   /** The path as given. */
-  readonly path: string;
+  declare readonly path: string;
   /** The name sent with the upload: the path's last segment unless given. */
-  readonly name: string;
+  declare readonly name: string;
 
   constructor(path: string, name?: string) {
     this.path = path;

@@ -10,8 +10,9 @@ import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { redact, type LevelledLogger } from '../internal/logger.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
-import { failedBeforeSending, withRetries, type RetryKind } from './retry-policy.ts';
 import { errorText } from '../internal/error-text.ts';
+import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
+import { failedBeforeSending, withRetries, type RetryKind, type RetryOptions } from './retry-policy.ts';
 
 /**
  * The `fetch` the client calls: the platform's by default, or the `fetch` option.
@@ -38,6 +39,7 @@ export interface HttpConfig {
   logger: LevelledLogger;
   /** `baseURL` is the app's proxy, which adds the key: none is needed here, and the page's cookies go along. */
   proxied?: boolean;
+  telemetry?: Telemetry | undefined;
 }
 
 /** Largest JSON answer of the API read (1 MiB): a task result is a few KB. */
@@ -82,6 +84,8 @@ export interface HttpRequest<T = unknown> {
   timeout?: number | undefined;
   maxRetries?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** The call this request is made for, when telemetry is on: each attempt is a span under it. */
+  span?: TelemetrySpan | undefined;
   /** Called with each failed attempt before its retry. */
   onRetry?: ((error: unknown, retry: number, delayMs: number) => void) | undefined;
 }
@@ -105,9 +109,11 @@ function send(
   fetchImpl: Fetch,
   url: string,
   init: { method: string; headers: Record<string, string>; signal: AbortSignal; body?: BodyInit | undefined; redirect?: RequestRedirect; credentials?: RequestCredentials },
+  span: TelemetryRequest | undefined,
 ): Promise<Response> {
   const streaming = init.body !== undefined && typeof ReadableStream !== 'undefined' && init.body instanceof ReadableStream;
-  return fetchImpl(url, (streaming ? { ...init, duplex: 'half' } : init) as RequestInit);
+  const request = (streaming ? { ...init, duplex: 'half' } : init) as RequestInit;
+  return span ? span.send(fetchImpl, url, request) : fetchImpl(url, request);
 }
 
 const decoder = new TextDecoder();
@@ -158,31 +164,31 @@ export class HttpClient {
       timeout?: number | undefined;
       idleTimeout?: number | undefined;
       maxRetries?: number | undefined;
+      span?: TelemetrySpan | undefined;
     },
   ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
     const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'idempotent', ...options };
     const timeout = options.timeout ?? this.#config.timeout;
     const idleTimeout = options.idleTimeout ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS;
     return withRetries(
-      async () => {
+      async (attempt) => {
         const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
+        // A download's attempt span ends once its response has started: the call's span covers the body.
+        const span = this.#config.telemetry?.request(options.span, 'GET', url, undefined, attempt);
+        let failure: unknown;
         try {
-          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }));
+          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }, span));
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
           const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
         } catch (error) {
           exchange.close();
-          throw this.#failure(error, request, exchange);
+          throw (failure = this.#failure(error, request, exchange));
+        } finally {
+          span?.end(failure);
         }
       },
-      {
-        kind: 'idempotent',
-        maxRetries: options.maxRetries ?? this.#config.maxRetries,
-        signal: options.signal,
-        onRetry: (error, retry, delay) =>
-          this.#config.logger.info(`GET ${url} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`),
-      },
+      this.#retryOptions(request, `GET ${url}`),
     );
   }
 
@@ -202,15 +208,19 @@ export class HttpClient {
         { taskId: request.taskId },
       );
     }
-    return withRetries((attempt) => this.#attempt(request, attempt), {
+    return withRetries((attempt) => this.#attempt(request, attempt), this.#retryOptions(request, `${request.method} /${request.path}`));
+  }
+
+  #retryOptions(request: HttpRequest<unknown>, label: string): RetryOptions {
+    return {
       kind: request.retry,
-      maxRetries: request.maxRetries ?? maxRetries,
+      maxRetries: request.maxRetries ?? this.#config.maxRetries,
       signal: request.signal,
       onRetry: (error, retry, delay) => {
-        logger.info(`${request.method} /${request.path} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
         request.onRetry?.(error, retry, delay);
       },
-    });
+    };
   }
 
   async #attempt<T>(request: HttpRequest<T>, attempt: number): Promise<T> {
@@ -220,6 +230,9 @@ export class HttpClient {
     const exchange = new Exchange(request.signal, timeout, () =>
       new APITimeoutError(`${request.what}: no complete answer within ${timeout} ms`, { taskId: request.taskId }),
     );
+    const url = `${this.#config.baseURL}${request.path}`;
+    const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
+    let failure: unknown;
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
     try {
       const building = request.json === undefined && request.body ? request.body() : undefined;
@@ -244,7 +257,7 @@ export class HttpClient {
         // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
         init.redirect = 'error';
       }
-      const response = await exchange.race(send(this.#fetch, `${this.#config.baseURL}${request.path}`, init));
+      const response = await exchange.race(send(this.#fetch, url, init, span));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
       const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers), warnOnce: logger.warnOnce };
@@ -259,8 +272,9 @@ export class HttpClient {
       const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
       return request.parse ? request.parse(json, meta) : (json as T);
     } catch (error) {
-      throw this.#failure(error, request, exchange, built?.sent?.());
+      throw (failure = this.#failure(error, request, exchange, built?.sent?.()));
     } finally {
+      span?.end(failure);
       exchange.close();
       // The service may answer (an error, say) before it has read the whole body.
       await built?.release?.();

@@ -48,8 +48,8 @@ export async function uploadCacheKey(file: PreparedFile & { source: { replayable
  * ```
  */
 export class UploadCache {
-  readonly store: UploadCacheStore;
-  readonly margin: number;
+  declare readonly store: UploadCacheStore;
+  declare readonly margin: number;
   readonly #inFlight = new Map<string, InFlight>();
   readonly #warn: (message: string) => void;
 

@@ -8,6 +8,7 @@ import type { LevelledLogger } from '../internal/logger.ts';
 import type { UploadOptions } from '../options.ts';
 import type { TransferProgress } from '../transport/progress.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { IMAGE_UPLOAD_ANSWER, VIDEO_UPLOAD_ANSWER } from '../schemas/answers.ts';
 import { parseResponse } from '../validation/answers.ts';
@@ -28,6 +29,7 @@ export interface UploaderPorts {
   /** Default ms per upload attempt. */
   uploadTimeout: number;
   logger: LevelledLogger;
+  telemetry?: Telemetry | undefined;
 }
 
 /**
@@ -36,23 +38,27 @@ export interface UploaderPorts {
  * sent), else straight to the endpoint.
  */
 export function createUploader(ports: UploaderPorts): Uploader {
-  return async (file, options = {}) => {
+  const upload = async (file: PreparedFile, options: UploadOptions, span?: TelemetrySpan) => {
     const { cache } = ports;
-    if (!cache || !file.source.replayable) return post(ports, file, options);
+    if (!cache || !file.source.replayable) return post(ports, file, options, span);
     const key = await uploadCacheKey(file as PreparedFile & { source: { replayable: true } });
     // The shared upload runs under the cache's signal; this caller's ends only its own wait,
     // and its progress stops with it.
     const onProgress = (p: TransferProgress) => void (options.signal?.aborted || options.onProgress?.(p));
-    const { record, cached } = await cache.getOrUpload(key, (signal) => post(ports, file, { ...options, signal, onProgress }), options.signal);
+    const { record, cached } = await cache.getOrUpload(key, (signal) => post(ports, file, { ...options, signal, onProgress }, span), options.signal);
     if (cached) {
       ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
       options.onProgress?.({ loaded: file.source.size, total: file.source.size });
     }
     return record;
   };
+  return (file, options = {}) => {
+    const span = ports.telemetry?.call(`uploads.${file.rule.kind}`);
+    return span ? span.run(() => upload(file, options, span)) : upload(file, options);
+  };
 }
 
-async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
+async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOptions, span?: TelemetrySpan): Promise<ImageUpload | VideoUpload> {
   const { rule } = file;
   const what = `uploads.${rule.kind}`;
   let tooLarge: ValidationError | undefined;
@@ -77,6 +83,7 @@ async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOpt
       parse: (body, meta): ImageUpload | VideoUpload =>
         parseResponse(rule.kind === 'image' ? IMAGE_UPLOAD_ANSWER : VIDEO_UPLOAD_ANSWER, body, what, meta),
       what,
+      span,
       signal: options.signal,
       timeout: options.timeout ?? ports.uploadTimeout,
       // A one-shot stream is spent by the first attempt: it cannot be sent again.

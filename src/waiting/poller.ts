@@ -7,6 +7,7 @@ import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { failedBeforeSending, isTransientInWait, isUnusableAnswer, transientDelay } from '../transport/retry-policy.ts';
+import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import { Cadence } from './cadence.ts';
 import type { TaskDurations } from './durations.ts';
 import type { PollScheduler } from './scheduler.ts';
@@ -21,8 +22,8 @@ const UNREACHABLE_WARNING_AFTER = 3;
 
 /** The ports a client's waits go through. */
 export interface WaitPorts {
-  /** One query of a task (no retries: the poller does its own). */
-  retrieve(taskId: string, signal: AbortSignal): Promise<TaskResult>;
+  /** One query of a task (no retries: the poller does its own), for the wait `span` when telemetry is on. */
+  retrieve(taskId: string, signal: AbortSignal, span?: TelemetrySpan): Promise<TaskResult>;
   scheduler: PollScheduler;
   events: TaskEventBus;
   durations: TaskDurations;
@@ -31,13 +32,15 @@ export interface WaitPorts {
   /** On a fleet: who polls the task (the others listen). */
   leases?: TaskLeases | undefined;
   logger?: Logger | undefined;
+  /** Where waits are reported, when the `telemetry` option is set. */
+  telemetry?: Telemetry | undefined;
 }
 
 /** What the poller needs to wait for one task: the task, and the ports it waits through. */
 export interface PollTarget extends WaitContext, Omit<WaitPorts, 'retrieve'> {
   taskId: string;
   /** One query of the task, one request (the poller does its own retrying). */
-  retrieve(signal: AbortSignal): Promise<TaskResult>;
+  retrieve(signal: AbortSignal, span?: TelemetrySpan): Promise<TaskResult>;
 }
 
 /** What a submission tells the wait that follows it. */
@@ -52,7 +55,7 @@ export interface WaitContext {
 
 /** The poll target of one task on a client's ports. */
 export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
-  return { ...ports, ...context, taskId, retrieve: (signal) => ports.retrieve(taskId, signal) };
+  return { ...ports, ...context, taskId, retrieve: (signal, span) => ports.retrieve(taskId, signal, span) };
 }
 
 /** The last `fail_reason` of a failed task: the task's own, else its last failed attempt's. */
@@ -77,9 +80,9 @@ function originFromCreatedAt(task: TaskResult, now: number): number | undefined 
  * until the task ends: returns after yielding a completed task, throws `TaskFailedError`
  * after yielding a failed one, `WaitTimeoutError` at the deadline, the signal's reason on
  * abort. Transient query failures are retried inside the wait. Stopping the iteration
- * (`break`, `return()`) stops polling at once.
+ * (`break`, `return()`) stops polling at once. `span`: the wait's, when telemetry is on.
  */
-export async function* observeTask(target: PollTarget, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
+export async function* observeTask(target: PollTarget, options?: WaitOptions, span?: TelemetrySpan): AsyncGenerator<TaskResult, void, undefined> {
   const { taskId, scheduler, events, durations, leases } = target;
   const settings = resolveWaitOptions(options, taskId);
   const { signal, onProgress } = settings;
@@ -149,7 +152,8 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
         const release = await scheduler.querySlot(nextAt, stop.signal);
         try {
           polls++;
-          task = await target.retrieve(stop.signal);
+          task = await target.retrieve(stop.signal, span);
+          span?.saw(task);
         } finally {
           release();
         }
@@ -225,10 +229,15 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions): A
 }
 
 /** Poll until the task completes; see `observeTask` for how it ends. */
-export async function waitForTask(target: PollTarget, options?: WaitOptions): Promise<TaskResult> {
+export function waitForTask(target: PollTarget, options?: WaitOptions): Promise<TaskResult> {
+  const span = target.telemetry?.call('tasks.wait');
+  return span ? span.run(() => lastOf(observeTask(target, options, span))) : lastOf(observeTask(target, options));
+}
+
+/** The last task a wait yields: observeTask returns only after yielding a completed one. */
+async function lastOf(tasks: AsyncIterable<TaskResult>): Promise<TaskResult> {
   let last: TaskResult | undefined;
-  for await (const task of observeTask(target, options)) last = task;
-  // observeTask returns only after yielding a completed task.
+  for await (const task of tasks) last = task;
   return last as TaskResult;
 }
 

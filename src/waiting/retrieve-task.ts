@@ -1,6 +1,7 @@
 import { APIError } from '../errors.ts';
 import type { RetrieveOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
+import type { TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { TASK_ANSWER } from '../schemas/answers.ts';
 import { parseResponse } from '../validation/answers.ts';
@@ -9,13 +10,14 @@ import { parseResponse } from '../validation/answers.ts';
  * `GET /v1/tasks/{id}`: the task query, the one read of a task that waits, `tasks.retrieve`
  * and callback verification share. The answer must be the task asked for: a confused cache
  * or gateway answering with another task is an `APIError` naming both ids, never a result.
- * The caller has checked `taskId` (see `taskIdProblem`).
+ * The caller has checked `taskId` (see `taskIdProblem`). `span`: the call it is made for, when telemetry is on.
  */
-export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
+export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}, span?: TelemetrySpan): Promise<TaskResult> {
   const what = `tasks.retrieve(${taskId})`;
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,
+    span,
     auth: false,
     retry: 'idempotent',
     what,

@@ -1,6 +1,7 @@
-import { MemoryDurationsStore, MemoryPollBudget, MemoryTaskEvents } from '../coordination/memory.ts';
-import type { Coordination, SubmissionJournal } from '../coordination/ports.ts';
+import { MemoryTaskEvents } from '../coordination/memory.ts';
+import type { Coordination } from '../coordination/ports.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
+import type { Telemetry } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { TaskDurations } from './durations.ts';
 import type { WaitPorts } from './poller.ts';
@@ -8,35 +9,27 @@ import { retrieveTask } from './retrieve-task.ts';
 import { PollScheduler } from './scheduler.ts';
 
 /**
- * The ports of one process's waits, in memory: the task query on `http` (one request per
- * query: the poller retries), one scheduler under a budget of `maxPollsPerSecond`, task events,
- * learned durations. `client.tasks` and `TasksClient` wait through the same.
+ * The ports of a client's waits: the task query on `http` (one request per query: the poller
+ * retries), one scheduler under a budget of `maxPollsPerSecond`, and the state they share,
+ * `shared`: a fleet's (a `Coordination`: its events, budget, learning, journal and leases), or
+ * this process's in memory (only a journal given). `client.tasks` and `TasksClient` wait
+ * through the same.
  */
-export function memoryWaitPorts(
+export function waitPorts(
   http: HttpClient,
   maxPollsPerSecond: number,
   logger: LevelledLogger,
-  journal?: SubmissionJournal,
-): WaitPorts & { scheduler: PollScheduler; events: MemoryTaskEvents; durations: TaskDurations } {
+  shared: Partial<Coordination>,
+  telemetry: Telemetry | undefined,
+): WaitPorts & { scheduler: PollScheduler } {
   return {
-    retrieve: (taskId, signal) => retrieveTask(http, taskId, { signal, maxRetries: 0 }),
-    scheduler: new PollScheduler(new MemoryPollBudget(maxPollsPerSecond)),
-    events: new MemoryTaskEvents(),
-    durations: new TaskDurations(new MemoryDurationsStore()),
-    journal,
+    retrieve: (taskId, signal, span) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span),
+    scheduler: new PollScheduler(shared.budget?.(maxPollsPerSecond) ?? maxPollsPerSecond),
+    events: shared.events ?? new MemoryTaskEvents(),
+    durations: new TaskDurations(shared.durations),
+    journal: shared.journal,
+    leases: shared.leases,
     logger,
-  };
-}
-
-/** The ports of a fleet's waits: the coordination's events, budget, learning, journal, leases. */
-export function fleetWaitPorts(http: HttpClient, maxPollsPerSecond: number, logger: LevelledLogger, coordination: Coordination): WaitPorts & { scheduler: PollScheduler } {
-  return {
-    retrieve: (taskId, signal) => retrieveTask(http, taskId, { signal, maxRetries: 0 }),
-    scheduler: new PollScheduler(coordination.budget(maxPollsPerSecond)),
-    events: coordination.events,
-    durations: new TaskDurations(coordination.durations),
-    journal: coordination.journal,
-    leases: coordination.leases,
-    logger,
+    telemetry,
   };
 }

@@ -6,6 +6,7 @@ const targets = {
   omnimedia: new URL('../../src/index.ts', import.meta.url).href,
   'omnimedia/redis': new URL('../../src/redis/index.ts', import.meta.url).href,
   'omnimedia/proxy': new URL('../../src/proxy/index.ts', import.meta.url).href,
+  'omnimedia/otel': new URL('../../src/otel/index.ts', import.meta.url).href,
   'omnimedia/testing': new URL('../../src/testing/index.ts', import.meta.url).href,
 };
 registerHooks({

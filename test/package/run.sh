@@ -23,6 +23,9 @@ BUN_VERSION=1.4.5
 TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
 # Consumers on the newest TypeScript (the native compiler) read the same .d.ts.
 TS7_VERSION=7.0.2
+# omnimedia/otel's optional peer and the SDK that records its spans, as the repo's devDependencies pin them.
+OTEL_API_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")
+OTEL_SDK_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/sdk-trace/package.json').version")
 
 browser=1 denobun=1 matrix=1
 for arg in "$@"; do
@@ -61,7 +64,8 @@ cat >"$APP/package.json" <<JSON
 JSON
 extra=()
 [ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
-(cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" "${extra[@]}" >/dev/null)
+(cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -81,11 +85,14 @@ export OMNIMEDIA_BASE_URL="$MOCK_URL"
 step "Node $("$NODE" --version) (the repo's): ESM and CJS"
 (cd "$APP" && "$NODE" flows/esm.mjs && "$NODE" flows/cjs.cjs && "$NODE" flows/lazy.mjs)
 pass; pass; pass
+step "Node $("$NODE" --version): omnimedia/otel, ESM and CJS"
+(cd "$APP" && "$NODE" flows/otel.mjs && "$NODE" flows/otel.cjs)
+pass; pass
 
 if [ "$matrix" = 1 ]; then
   for version in "${NODE_VERSIONS[@]}"; do
     step "Node $version: ESM and CJS"
-    (cd "$APP" && npx --yes -p "node@$version" -c 'node flows/esm.mjs && node flows/cjs.cjs')
+    (cd "$APP" && npx --yes -p "node@$version" -c 'node flows/esm.mjs && node flows/cjs.cjs && node flows/otel.mjs')
     pass
   done
   step "Node $NODE_OLDEST: require() without require(esm)"
@@ -128,10 +135,11 @@ done
 
 if [ "$denobun" = 1 ]; then
   step "Deno $DENO_VERSION"
-  (cd "$APP" && node_modules/.bin/deno run --allow-env --allow-net --allow-read flows/esm.mjs)
+  (cd "$APP" && node_modules/.bin/deno run --allow-env --allow-net --allow-read flows/esm.mjs &&
+    node_modules/.bin/deno run --allow-env --allow-net --allow-read flows/otel.mjs)
   pass
   step "Bun $BUN_VERSION"
-  (cd "$APP" && node_modules/.bin/bun flows/esm.mjs)
+  (cd "$APP" && node_modules/.bin/bun flows/esm.mjs && node_modules/.bin/bun flows/otel.mjs)
   pass
 fi
 
@@ -154,6 +162,11 @@ if [ "$browser" = 1 ]; then
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/proxy-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/proxy-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
+  pass
+  step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/otel-page.js" --log-level=warning)
+  "$NODE" "$HERE/browser/run.mjs" "$WORK/otel-page.js" "$MOCK_URL" --otel
   pass
 fi
 

@@ -3,6 +3,7 @@
 // and CORS is exercised) and runs the flow against the mock service.
 // Usage: node run.mjs <bundle.js> <mockURL> [--expect-progress]
 //        node run.mjs <tasks-bundle.js> <mockURL> --tasks   (a page that imports only omnimedia/tasks)
+//        node run.mjs <otel-bundle.js> <mockURL> --otel     (a page that traces a wait with omnimedia/otel)
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { chromium } from 'playwright-core';
 const [bundlePath, baseURL] = process.argv.slice(2);
 const expectProgress = process.argv.includes('--expect-progress');
 const tasksPage = process.argv.includes('--tasks');
+const otelPage = process.argv.includes('--otel');
 const bundle = await readFile(bundlePath, 'utf8');
 
 // The page is served from loopback: a page from a public (or intercepted) origin calling
@@ -49,7 +51,15 @@ try {
   page.on('pageerror', (error) => errors.push(String(error)));
   page.on('console', (message) => message.type() === 'error' && console.error(`[page] ${message.text()}`));
   await page.goto(`${ORIGIN}/`);
-  if (tasksPage) {
+  if (otelPage) {
+    // The page submits with a key of its own (the mock accepts any) and follows the task.
+    await page.waitForFunction(() => typeof window.traceTask === 'function');
+    const summary = await page.evaluate((url) => window.traceTask(url).catch((error) => `FAIL ${error.message}`), baseURL);
+    if (errors.length || !summary.startsWith('ok ')) {
+      console.error(`FAIL chromium omnimedia/otel: ${summary}; ${errors.join('; ')}`);
+      process.exitCode = 1;
+    } else console.log(summary);
+  } else if (tasksPage) {
     // The server's part: submit a task (with a key, from Node); the page only follows it.
     const submitted = await fetch(`${baseURL}/v1/images/generations`, {
       method: 'POST',

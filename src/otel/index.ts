@@ -1,0 +1,9 @@
+/**
+ * `omnimedia/otel`: the client's spans and metrics on OpenTelemetry. `@opentelemetry/api`
+ * (>= 1.9) is an optional peer dependency, loaded only by this entry: `omnimedia` itself never
+ * imports it. See the README, "Observability".
+ *
+ * @module omnimedia/otel
+ */
+export { openTelemetry, type OpenTelemetryOptions } from './open-telemetry.ts';
+export type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
