@@ -6,6 +6,7 @@ export default defineConfig({
     alias: {
       'omnimedia/testing/msw': fileURLToPath(new URL('./src/testing/msw.ts', import.meta.url)),
       'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      'omnimedia/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
       'omnimedia/redis': fileURLToPath(new URL('./src/redis/index.ts', import.meta.url)),
       'omnimedia/tasks': fileURLToPath(new URL('./src/tasks.ts', import.meta.url)),
       'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
