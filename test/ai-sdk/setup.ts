@@ -71,3 +71,20 @@ export function pngSize(bytes: Uint8Array): [number, number] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return [view.getUint32(16), view.getUint32(20)];
 }
+
+/** A `fetch` for the client that records the JSON body of every POST to the API. */
+export function recordingFetch(): { fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>; bodies: { path: string; body: Record<string, unknown> }[] } {
+  const bodies: { path: string; body: Record<string, unknown> }[] = [];
+  return {
+    bodies,
+    fetch: (input, init) => {
+      if (init?.method === 'POST' && typeof init.body === 'string') bodies.push({ path: new URL(String(input)).pathname, body: JSON.parse(init.body) });
+      return fetch(input, init);
+    },
+  };
+}
+
+/** `true` for MP4 bytes (an `ftyp` box first). */
+export function isMp4(bytes: Uint8Array): boolean {
+  return new TextDecoder().decode(bytes.subarray(4, 8)) === 'ftyp';
+}
