@@ -115,4 +115,20 @@ describe('experimental_generateVideo with webhook', () => {
     expect(isMp4(result.video.uint8Array)).toBe(true);
     expect(result.providerMetadata.omnimedia).toMatchObject({ status: 'completed' });
   });
+
+  it('an abort ends it at once, and the fallback polling with it', async () => {
+    const hook = webhookEndpoint();
+    const controller = new AbortController();
+    const settled = generateVideo({ model: ctx.omni.video('omni_flash'), prompt: 'a fox', webhook: hook.factory, abortSignal: controller.signal }).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await run(new Promise((resolve) => setTimeout(resolve, 4_000)));
+    const reads = requests(ctx.mock, 'GET', '/v1/tasks/').length;
+    expect(reads).toBeGreaterThan(0); // the fallback was polling
+    controller.abort(new Error('user left'));
+    expect(await settled).toMatchObject({ message: expect.stringMatching(/user left|aborted/) }); // the AI SDK's wait rejects with its own AbortError
+    await run(new Promise((resolve) => setTimeout(resolve, 60_000)));
+    expect(requests(ctx.mock, 'GET', '/v1/tasks/')).toHaveLength(reads);
+  });
 });
