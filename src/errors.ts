@@ -278,9 +278,9 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
 
   /** `failReason` defaults to the task's own `fail_reason`, else its last failed attempt's. */
   constructor(task: Task, failReason?: string) {
-    const failed = task as { fail_reason?: string | null; attempts?: readonly { fail_reason?: string | null }[] | null };
+    const failed = task as { fail_reason?: string; attempts?: readonly { fail_reason?: string }[] };
     const attempts = failed.attempts ?? [];
-    failReason ??= failed.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason || undefined;
+    failReason ??= failed.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
     super(
       `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}` +
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),

@@ -72,7 +72,7 @@ export function createOmniMedia(settings: OmniMediaProviderSettings = {}): OmniM
     throw new ValidationError([{ path: 'client', message: 'must be an OmniMedia client' }], 'createOmniMedia options');
   if (given !== undefined && Object.keys(settings).length > 1)
     throw new ValidationError([{ path: 'client', message: 'give either a client or client options, not both' }], 'createOmniMedia options');
-  const client = given ?? new OmniMedia(settings as ClientOptions);
+  const client = (given as OmniMedia | undefined) ?? new OmniMedia(settings as ClientOptions);
   const image = (modelId: OmniMediaImageModelId) => new OmniMediaImageModel(modelId, client);
   const video = (modelId: OmniMediaVideoModelId) => new OmniMediaVideoModel(modelId, client);
   return {

@@ -47,7 +47,7 @@ describe.each(SUBMISSIONS)('$name through the AI SDK’s retry loop', ({ path, g
 
   it('429 then an accept is two POSTs: the client retried, the AI SDK saw no error', async () => {
     ctx.mock.rateLimitNext(1, { retryAfter: 1 });
-    await run(go(5));
+    await run<unknown>(go(5));
     expect(requests(ctx.mock, 'POST', path).map((r) => r.status)).toEqual([429, path.startsWith('/v1/video') ? 202 : 200]);
   });
 
