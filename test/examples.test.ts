@@ -62,6 +62,8 @@ describe('examples/', () => {
     expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
     // A receiver example must have received its task's callback from the mock, not only polled.
     if (script.startsWith('callbacks-')) expect(result.stdout).toMatch(/callback: task_\w+ completed/);
+    // The AI SDK example's video generation was ended by its webhook endpoint's delivery.
+    if (script === 'ai-sdk.ts') expect(result.stdout).toMatch(/images: task task_\w+, 2 PNGs[\s\S]*webhook: delivery for task_\w+[\s\S]*video: task task_\w+ \(omni_flash_components_720p_4s\)/);
     // The fleet's callback lands on B and ends A's wait.
     if (script === 'fleet.ts') expect(result.stdout).toMatch(/B: callback for task_\w+: completed[\s\S]*A: wait ended: task_\w+ completed/);
   });

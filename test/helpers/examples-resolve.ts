@@ -7,6 +7,7 @@ const src = (path: string) => new URL(`../../src/${path}`, import.meta.url).href
 const targets: Record<string, string> = {
   omnimedia: src('index.ts'),
   'omnimedia/redis': src('redis/index.ts'),
+  'omnimedia/ai-sdk': src('ai-sdk/index.ts'),
   'omnimedia/testing': src('testing/index.ts'),
   'omnimedia/testing/msw': src('testing/msw.ts'),
 };
