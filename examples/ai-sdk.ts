@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { experimental_generateVideo as generateVideo, generateImage } from 'ai';
-import { createOmniMedia } from 'omnimedia/ai-sdk';
+import { createOmniMedia, type OmniMediaImageMetadata, type OmniMediaVideoMetadata } from 'omnimedia/ai-sdk';
 
 const omni = createOmniMedia(); // OMNIMEDIA_API_KEY and OMNIMEDIA_BASE_URL from the environment
 const out = process.env.OMNIMEDIA_DEMO_OUT ?? 'out';
@@ -20,7 +20,7 @@ await mkdir(out, { recursive: true });
 
 // 1. Two images in one task: the bytes, and the task in providerMetadata.
 const { images, calls } = await generateImage({ model: omni.image('omni-image'), prompt: 'a lighthouse at dawn', size: '1536x1024', n: 2 });
-const record = calls[0]?.providerMetadata?.omnimedia as { task_id: string; total_cost: number; attempt_count: number };
+const record = calls[0]!.providerMetadata!.omnimedia as OmniMediaImageMetadata;
 for (const [i, image] of images.entries()) await writeFile(join(out, `lighthouse-${i}.png`), image.uint8Array);
 console.log(`images: task ${record.task_id}, ${images.length} PNGs, cost ${record.total_cost}, ${record.attempt_count} attempt(s)`);
 
@@ -58,7 +58,7 @@ try {
     resolution: '1280x720',
     webhook,
   });
-  const task = providerMetadata.omnimedia as { task_id: string; normalized_model: string; total_cost: number };
+  const task = providerMetadata.omnimedia as OmniMediaVideoMetadata;
   await writeFile(join(out, 'lighthouse.mp4'), video.uint8Array);
   console.log(`video: task ${task.task_id} (${task.normalized_model}), ${video.uint8Array.byteLength} bytes, cost ${task.total_cost}`);
   for (const warning of warnings) console.log('warning:', warning);

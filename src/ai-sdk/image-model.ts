@@ -7,7 +7,7 @@ import type { ImageModelV4, ImageModelV4CallOptions, ImageModelV4Result } from '
 import type { ImageEditParams, ImageGenerateParams, ImageQuality, OmniMedia, ValidationIssue } from 'omnimedia';
 import { headersWarnings, providerParams, throwIssues, unsupportedWarnings } from './call-options.ts';
 import { fileReference } from './files.ts';
-import { downloadOutputs, responseInfo, taskRecord } from './results.ts';
+import { downloadOutputs, responseInfo, taskRecord, type OmniMediaImageMetadata } from './results.ts';
 
 /**
  * An image model of the service, e.g. `omni-image`.
@@ -111,7 +111,7 @@ export class OmniMediaImageModel implements ImageModelV4 {
       warnings,
       // The AI SDK keeps `images` (one entry per image) at the top of its result, the whole
       // record per call (`result.calls[i].providerMetadata`).
-      providerMetadata: { omnimedia: { ...taskRecord(task), images: outputs.map(({ url }) => ({ task_id: task.task_id, url })) } },
+      providerMetadata: { omnimedia: { ...taskRecord(task), images: outputs.map(({ url }) => ({ task_id: task.task_id, url })) } satisfies OmniMediaImageMetadata },
       response: responseInfo(timestamp, task, this.modelId),
     };
   }

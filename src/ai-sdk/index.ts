@@ -7,3 +7,4 @@
 export { createOmniMedia, type OmniMediaProvider, type OmniMediaProviderSettings } from './provider.ts';
 export type { OmniMediaImageModel, OmniMediaImageModelId, OmniMediaImageProviderOptions } from './image-model.ts';
 export type { OmniMediaVideoModel, OmniMediaVideoModelId, OmniMediaVideoProviderOptions } from './video-model.ts';
+export type { OmniMediaImageMetadata, OmniMediaTaskRecord, OmniMediaVideoMetadata } from './results.ts';

@@ -2,8 +2,7 @@
  * A finished task as the AI SDK wants it: the result files as bytes (downloaded by the
  * client: no key sent, retried, an abort ends it) and the task's record as provider metadata.
  */
-import type { JSONObject } from '@ai-sdk/provider';
-import { sniffMediaType, type OmniMedia, type TaskResult } from 'omnimedia';
+import { sniffMediaType, type OmniMedia, type TaskResult, type TaskStatus } from 'omnimedia';
 
 /** One downloaded output of a task. */
 export interface DownloadedOutput {
@@ -25,16 +24,62 @@ export async function downloadOutputs(client: OmniMedia, task: TaskResult, signa
   );
 }
 
-const RECORD_FIELDS = ['model', 'normalized_model', 'provider', 'total_cost', 'attempt_count', 'elapsed_s', 'total_elapsed_s'] as const;
+/**
+ * The task behind a result, in `providerMetadata.omnimedia`: its id and status, and what an
+ * app reconciles bills and tickets with, as the service reported them (a field it did not
+ * report is absent).
+ *
+ * @example
+ * ```ts
+ * const { providerMetadata } = await generateVideo({ model: omni.video('omni_flash'), prompt: 'a fox' });
+ * const task = providerMetadata.omnimedia as OmniMediaTaskRecord;
+ * console.log(task.task_id, task.total_cost, task.attempt_count, task.provider);
+ * ```
+ */
+export type OmniMediaTaskRecord = {
+  task_id: string;
+  status: TaskStatus;
+  model?: string;
+  normalized_model?: string;
+  provider?: string;
+  total_cost?: number;
+  attempt_count?: number;
+  elapsed_s?: number;
+  total_elapsed_s?: number;
+};
 
 /**
- * The task's record for `providerMetadata.omnimedia`: its id and status, and what an app
- * reconciles bills and tickets with (`total_cost`, `attempt_count`, `provider`...), as the
- * service reported them.
+ * `providerMetadata.omnimedia` of one `generateImage` call (`result.calls[i]`): the task, and
+ * one entry per image. At the top of the result the AI SDK keeps only `images`, and each
+ * image's entry is also its own `providerMetadata.omnimedia`.
+ *
+ * @example
+ * ```ts
+ * const { calls, images } = await generateImage({ model: omni.image('omni-image'), prompt: 'a fox', n: 2 });
+ * const task = calls[0]!.providerMetadata!.omnimedia as OmniMediaImageMetadata;
+ * console.log(task.task_id, task.total_cost, images[1]!.providerMetadata?.omnimedia?.url);
+ * ```
  */
-export function taskRecord(task: Pick<TaskResult, 'task_id' | 'status'> & Partial<TaskResult>): JSONObject {
-  const record: JSONObject = { task_id: task.task_id, status: task.status };
-  for (const field of RECORD_FIELDS) if (task[field] !== undefined) record[field] = task[field];
+export type OmniMediaImageMetadata = OmniMediaTaskRecord & { images: { task_id: string; url: string }[] };
+
+/**
+ * `providerMetadata.omnimedia` of `experimental_generateVideo`: the task, and each video's
+ * result URL (the video itself is downloaded: `result.video.uint8Array`).
+ *
+ * @example
+ * ```ts
+ * const { providerMetadata } = await generateVideo({ model: omni.video('omni_flash'), prompt: 'a fox' });
+ * const { task_id, normalized_model, videos } = providerMetadata.omnimedia as OmniMediaVideoMetadata;
+ * ```
+ */
+export type OmniMediaVideoMetadata = OmniMediaTaskRecord & { videos: { url: string }[] };
+
+const RECORD_FIELDS = ['model', 'normalized_model', 'provider', 'total_cost', 'attempt_count', 'elapsed_s', 'total_elapsed_s'] as const;
+
+/** The task's record for `providerMetadata.omnimedia`, from a submission or a result. */
+export function taskRecord(task: Pick<TaskResult, 'task_id' | 'status'> & Partial<TaskResult>): OmniMediaTaskRecord {
+  const record: OmniMediaTaskRecord = { task_id: task.task_id, status: task.status };
+  for (const field of RECORD_FIELDS) if (task[field] !== undefined) Object.assign(record, { [field]: task[field] });
   return record;
 }
 

@@ -18,7 +18,7 @@ import type {
   SharedV4Warning,
 } from '@ai-sdk/provider';
 import { isFailureStatus, isSuccessStatus, TaskFailedError, ValidationError, type OmniMedia, type TaskResult } from 'omnimedia';
-import { downloadOutputs, responseInfo, taskRecord } from './results.ts';
+import { downloadOutputs, responseInfo, taskRecord, type OmniMediaVideoMetadata } from './results.ts';
 import { planVideo, type VideoPlan } from './video-params.ts';
 import { WebhookCompletion, type SettledTask } from './webhook.ts';
 
@@ -107,7 +107,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
   async #finished(task: TaskResult, signal: AbortSignal | undefined) {
     const outputs = await downloadOutputs(this.#client, task, signal);
     const videos: VideoModelV4VideoData[] = outputs.map(({ data, mediaType }) => ({ type: 'binary', data, mediaType: mediaType ?? 'video/mp4' }));
-    return { videos, providerMetadata: { omnimedia: { ...taskRecord(task), videos: outputs.map(({ url }) => ({ url })) } } };
+    return { videos, providerMetadata: { omnimedia: { ...taskRecord(task), videos: outputs.map(({ url }) => ({ url })) } satisfies OmniMediaVideoMetadata } };
   }
 
   /**
