@@ -33,8 +33,10 @@ const server = createServer((req, res) => {
   let body = '';
   req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
   req.on('end', () => {
-    const deliver = deliveries.get(req.url ?? '');
-    deliveries.delete(req.url ?? '');
+    // By path: with a callbackSecret the client adds its token to the URL's query.
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const deliver = deliveries.get(path);
+    deliveries.delete(path);
     res.writeHead(deliver ? 200 : 404, { 'content-type': 'application/json' }).end('{"ok":true}');
     if (!deliver) return;
     console.log(`webhook: delivery for ${(JSON.parse(body) as { task_id?: string }).task_id}`);

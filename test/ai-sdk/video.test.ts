@@ -37,6 +37,21 @@ describe('experimental_generateVideo with omni.video()', () => {
     expect(requests(ctx.mock, 'GET', '/v1/tasks/').length).toBeLessThanOrEqual(6);
   });
 
+  it('a 300 s video: the client’s cadence reads it about 22 times, the AI SDK’s fixed 5 s poll 60; a model it knows, fewer', async () => {
+    const reads = async (options: Partial<Parameters<typeof generateVideo>[0]>) => {
+      ctx.mock.setDurations({ pending: 1_000, video: 299_000 });
+      const before = requests(ctx.mock, 'GET', '/v1/tasks/').length;
+      await run(generateVideo({ model: ctx.omni.video('omni_flash'), prompt: 'a fox', ...options }), 400_000);
+      return requests(ctx.mock, 'GET', '/v1/tasks/').length - before;
+    };
+    const polled = await reads({ poll: { timeoutMs: 600_000 } });
+    const first = await reads({});
+    const learned = await reads({});
+    expect(polled).toBeGreaterThanOrEqual(59);
+    expect(first).toBeLessThanOrEqual(25);
+    expect(learned).toBeLessThan(first);
+  });
+
   it('poll mode: doStart, then doStatus at the AI SDK’s interval, one task query each', async () => {
     const result = await run(generateVideo({ model: ctx.omni.video('omni_flash'), prompt: 'a fox', duration: 4, poll: { intervalMs: 2_000 } }));
     expect(isMp4(result.video.uint8Array)).toBe(true);
