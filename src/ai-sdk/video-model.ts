@@ -17,10 +17,10 @@ import type {
   JSONValue,
   SharedV4Warning,
 } from '@ai-sdk/provider';
-import { isFailureStatus, isSuccessStatus, TaskFailedError, ValidationError, type OmniMedia, type TaskResult } from 'omnimedia';
+import { isFailureStatus, isSuccessStatus, OmniMediaError, TaskFailedError, ValidationError, type OmniMedia, type TaskResult } from 'omnimedia';
 import { downloadOutputs, responseInfo, taskRecord, type OmniMediaVideoMetadata } from './results.ts';
 import { planVideo, type VideoPlan } from './video-params.ts';
-import { WebhookCompletion, type SettledTask } from './webhook.ts';
+import { WebhookCompletion, type CallbackHandler, type SettledTask } from './webhook.ts';
 
 /**
  * A video model of the service. `omni_flash`, `omni_flash_components` and `omni_flash_edit`
@@ -63,6 +63,13 @@ interface Operation {
 /** Tasks the webhook path already read, for the one `doStatus` the AI SDK makes after it. Bounded. */
 const MAX_SETTLED = 256;
 
+/**
+ * The longest one `doStatus` waits for a read that succeeds: transient failures (a 502, a
+ * reset) are retried inside it as in any wait, but `experimental_getVideoStatus` is one check,
+ * not a wait. The AI SDK's poll loop aborts it sooner at its own deadline.
+ */
+const STATUS_READ_TIMEOUT_MS = 60_000;
+
 function operationTaskId(operation: JSONValue): string {
   const taskId = (operation as Partial<Operation> | null)?.task_id;
   if (typeof taskId !== 'string' || taskId === '')
@@ -91,6 +98,8 @@ export class OmniMediaVideoModel implements VideoModelV4 {
   /** `handleWebhookOption`'s completions, by their URL, until `doStart` takes them. */
   readonly #completions = new Map<string, WebhookCompletion[]>();
   readonly #settled = new Map<string, SettledTask>();
+  /** Webhook deliveries go through the client's own callback handler (made at the first one). */
+  #handle: CallbackHandler | undefined;
 
   /** @internal Made by `omni.video(modelId)`. */
   constructor(modelId: string, client: OmniMedia) {
@@ -145,7 +154,12 @@ export class OmniMediaVideoModel implements VideoModelV4 {
       const timestamp = new Date();
       const submitted = this.#submit(plan, signal);
       const submission = await submitted;
-      completion?.follow(this.#client, submitted, submission.task_id, signal, (end) => this.#remember(submission.task_id, end));
+      if (completion) {
+        // Each delivery is handled on its own (no dedupe): the app's endpoint already chose it.
+        this.#handle ??= this.#client.callbacks.handler(() => {}, { dedupe: false });
+        const remember = (end: SettledTask) => this.#remember(submission.task_id, end);
+        completion.follow(this.#client, this.#handle, submitted, submission.task_id, options.webhookUrl as string, signal, remember);
+      }
       const operation: Operation = { task_id: submission.task_id };
       return { operation: { ...operation }, warnings, providerMetadata: { omnimedia: taskRecord(submission) }, response: responseInfo(timestamp, submission, this.modelId) };
     } catch (error) {
@@ -155,7 +169,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
   }
 
   /**
-   * Read the task once: `pending`, or `completed` with the video downloaded; a failed task
+   * Observe the task once: `pending`, or `completed` with the video downloaded; a failed task
    * throws `TaskFailedError`. After a webhook, the task the webhook path read is used again.
    */
   async doStatus(options: { operation: JSONValue; abortSignal?: AbortSignal; headers?: Record<string, string | undefined> }): Promise<VideoModelV4OperationStatusResult> {
@@ -164,12 +178,22 @@ export class OmniMediaVideoModel implements VideoModelV4 {
     const timestamp = new Date();
     const settled = this.#settled.get(taskId);
     this.#settled.delete(taskId);
-    const task = settled?.task ?? (await this.#client.tasks.retrieve(taskId, signal ? { signal } : {}));
+    const task = settled?.task ?? (await this.#observe(taskId, signal));
     const warnings: SharedV4Warning[] = settled?.warnings ?? [];
     const response = responseInfo(timestamp, task, this.modelId);
     if (isFailureStatus(task.status)) throw new TaskFailedError(task);
     if (!isSuccessStatus(task.status)) return { status: 'pending', warnings, providerMetadata: { omnimedia: taskRecord(task) }, response };
     return { status: 'completed', ...(await this.#finished(task, signal)), warnings, response };
+  }
+
+  /**
+   * One observation of the task through the client's poller (`tasks.watch`, stopped at its
+   * first item), not a bare query: it is paced by the client's query budget, rides out a
+   * transient failure, learns the task's duration and clears its journal entry once it ended.
+   */
+  async #observe(taskId: string, signal: AbortSignal | undefined): Promise<TaskResult> {
+    for await (const task of this.#client.tasks.watch(taskId, { timeout: STATUS_READ_TIMEOUT_MS, ...(signal ? { signal } : {}) })) return task;
+    throw new OmniMediaError(`task ${taskId}: the watch ended without a task`, { taskId });
   }
 
   #takeCompletion(url: string): WebhookCompletion | undefined {

@@ -1,13 +1,14 @@
 /**
  * The AI SDK's `webhook` option: one generation's end, from the app's webhook delivery or from
  * the client's own polling, whichever comes first. A delivery is untrusted input (the spec
- * signs no callback): it is parsed and verified by one read of the task, as
- * `client.callbacks.verify` does, and only the service's answer can end the generation, never
- * the posted body. A delivery that cannot be used (malformed, another task's, not confirmed
- * by the service) leaves the polling to end it.
+ * signs no callback), so it goes through the client's callback handler, as a delivery to
+ * `client.callbacks.handler` would: parsed, verified by one read of the task, cleared from the
+ * journal, and published to the client's waits, where it ends the polling wait at once. The
+ * posted body is never the result: only the service's answer is. A delivery the handler
+ * refuses (malformed, not confirmed by the service) leaves the polling to end it.
  */
 import type { Experimental_VideoModelV4OperationWebhook as Webhook, JSONValue, SharedV4Warning } from '@ai-sdk/provider';
-import { isFailureStatus, isTerminalStatus, TaskFailedError, type CallbackBody, type OmniMedia, type TaskPromise, type TaskResult } from 'omnimedia';
+import type { CallbackBody, OmniMedia, TaskPromise, TaskResult } from 'omnimedia';
 
 /** A task the webhook path has already read from the service, and what it noticed on the way. */
 export interface SettledTask {
@@ -15,10 +16,18 @@ export interface SettledTask {
   warnings: SharedV4Warning[];
 }
 
+/** The client's fetch-style callback handler, as the webhook path feeds it. */
+export type CallbackHandler = (request: Request) => Promise<Response>;
+
+/** A delivery's body as the JSON text the handler reads (the app may hand over text or parsed JSON). */
+function bodyText(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
 /**
- * What `handleWebhookOption` hands the AI SDK: `received` settles once the task has ended
- * (it rejects with `TaskFailedError` for a failed task, or with the wait's error), and
- * `follow` starts the race once `doStart` has the task.
+ * What `handleWebhookOption` hands the AI SDK: `received` settles once the task has ended (it
+ * rejects with the wait's error: `TaskFailedError` for a failed task), and `follow` starts the
+ * race once `doStart` has the task.
  */
 export class WebhookCompletion {
   readonly received: Promise<Webhook>;
@@ -37,42 +46,47 @@ export class WebhookCompletion {
   }
 
   /**
-   * Race the app's delivery (verified) against the client's polling of `submitted`; `settled`
-   * gets the task that ended it, for the AI SDK's `doStatus` that follows. An abort of `signal`
-   * ends the polling at once.
+   * Wait for `submitted` on the client's poller and hand the app's delivery to `handle`, whose
+   * verified task ends that wait; `settled` gets the task that ended it, for the AI SDK's
+   * `doStatus` that follows. `callbackUrl` is the URL the task was submitted with. An abort
+   * of `signal` ends the wait at once.
    */
-  follow(client: OmniMedia, submitted: TaskPromise<{ task_id: string }>, taskId: string, signal: AbortSignal | undefined, settled: (end: SettledTask) => void): void {
-    const stop = new AbortController();
-    const waitSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+  follow(
+    client: OmniMedia,
+    handle: CallbackHandler,
+    submitted: TaskPromise<{ task_id: string }>,
+    taskId: string,
+    callbackUrl: string,
+    signal: AbortSignal | undefined,
+    settled: (end: SettledTask) => void,
+  ): void {
     const warnings: SharedV4Warning[] = [];
-    const end = (task: TaskResult, headers: Record<string, string>) => {
-      if (stop.signal.aborted) return;
-      stop.abort();
-      if (isFailureStatus(task.status)) return this.#reject(new TaskFailedError(task));
-      settled({ task, warnings });
-      this.#resolve({ headers, body: task as unknown as JSONValue });
-    };
-    // Polling, the fallback: the client's cadence, as for any `.wait()`.
-    submitted.wait({ signal: waitSignal }).then(
-      (task) => end(task, {}),
+    let headers: Record<string, string> = {};
+    let ended = false;
+    submitted.wait(signal ? { signal } : {}).then(
+      (task) => {
+        ended = true;
+        settled({ task, warnings });
+        this.#resolve({ headers, body: task as unknown as JSONValue });
+      },
       (error: unknown) => {
-        if (stop.signal.aborted) return;
-        stop.abort();
+        ended = true;
         this.#reject(error);
       },
     );
     const ignored = (why: string) => warnings.push({ type: 'other', message: `the webhook delivery was not used (${why}); the result came from polling` });
-    Promise.resolve(this.#delivery).then(
-      async ({ headers, body }) => {
-        const posted = await client.callbacks.parse(body as CallbackBody);
+    Promise.resolve(this.#delivery)
+      .then(async (delivery) => {
+        // Ended (polling saw it first, or the caller gave up): a delivery now is worth no read.
+        if (ended) return;
+        const text = bodyText(delivery.body);
+        const posted = await client.callbacks.parse(text as CallbackBody);
         if (posted.task_id !== taskId) return ignored(`it names task ${posted.task_id}, not ${taskId}`);
-        const task = await client.callbacks.verify(posted, { signal: waitSignal });
-        if (!isTerminalStatus(task.status)) return ignored(`it says ${posted.status}, the service says ${task.status}`);
-        end(task, headers);
-      },
-    ).catch((error: unknown) => {
-      if (!stop.signal.aborted) ignored(String((error as Error)?.message ?? error));
-    });
+        headers = delivery.headers;
+        const answer = await handle(new Request(await client.callbacks.url(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: text }));
+        if (!answer.ok) ignored(`${answer.status} ${((await answer.json()) as { reason?: string }).reason ?? ''}`.trim());
+      })
+      .catch((error: unknown) => ignored(String((error as Error)?.message ?? error)));
   }
 
   /** `doStart` failed: nothing to wait for (the AI SDK does not await `received` then). */
