@@ -66,6 +66,8 @@ function noSuchModel(kind: string, modelId: string): never {
  * ```
  */
 export function createOmniMedia(settings: OmniMediaProviderSettings = {}): OmniMediaProvider {
+  if (settings === null || typeof settings !== 'object')
+    throw new ValidationError([{ path: '', message: 'must be the client’s options or { client }' }], 'createOmniMedia options');
   const given = (settings as { client?: unknown }).client;
   // By shape, not instanceof: an app that loads the ESM and the CJS build has two OmniMedia classes.
   if (given !== undefined && typeof (given as Partial<OmniMedia> | null)?.videos?.generate !== 'function')

@@ -49,6 +49,8 @@ describe('createOmniMedia', () => {
     expect(() => createOmniMedia({ client: {} as OmniMedia })).toThrow(ValidationError);
     expect(() => createOmniMedia({ client: ctx.omni.client, apiKey: 'k' } as never)).toThrow(/either a client or client options/);
     expect(() => createOmniMedia({ baseURL: 'ftp://nope', apiKey: 'k' })).toThrow(ValidationError);
+    expect(() => createOmniMedia(null as never)).toThrow(ValidationError);
+    expect(() => createOmniMedia('sk-key' as never)).toThrow(ValidationError);
   });
 
   it('works in the AI SDK’s provider registry; it has no language or embedding models', async () => {
