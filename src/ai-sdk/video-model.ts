@@ -158,10 +158,9 @@ export class OmniMediaVideoModel implements VideoModelV4 {
         // Each delivery is handled on its own (no dedupe): the app's endpoint already chose it.
         this.#handle ??= this.#client.callbacks.handler(() => {}, { dedupe: false });
         const remember = (end: SettledTask) => this.#remember(submission.task_id, end);
-        completion.follow(this.#client, this.#handle, submitted, submission.task_id, options.webhookUrl as string, signal, remember);
+        completion.follow({ client: this.#client, handle: this.#handle, submitted, taskId: submission.task_id, callbackUrl: options.webhookUrl as string, signal, settled: remember });
       }
-      const operation: Operation = { task_id: submission.task_id };
-      return { operation: { ...operation }, warnings, providerMetadata: { omnimedia: taskRecord(submission) }, response: responseInfo(timestamp, submission, this.modelId) };
+      return { operation: { task_id: submission.task_id } satisfies Operation, warnings, providerMetadata: { omnimedia: taskRecord(submission) }, response: responseInfo(timestamp, submission, this.modelId) };
     } catch (error) {
       completion?.abandon(error);
       throw error;

@@ -24,25 +24,38 @@ function bodyText(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
+/** What `follow` needs of the submitted task. */
+export interface Following {
+  client: OmniMedia;
+  /** The client's callback handler, which every delivery goes through. */
+  handle: CallbackHandler;
+  submitted: TaskPromise<{ task_id: string }>;
+  taskId: string;
+  /** The URL the task was submitted with (before the client's token). */
+  callbackUrl: string;
+  signal: AbortSignal | undefined;
+  /** Gets the task that ended the wait, for the `doStatus` that follows. */
+  settled: (end: SettledTask) => void;
+}
+
 /**
  * What `handleWebhookOption` hands the AI SDK: `received` settles once the task has ended (it
  * rejects with the wait's error: `TaskFailedError` for a failed task), and `follow` starts the
  * race once `doStart` has the task.
  */
 export class WebhookCompletion {
-  readonly received: Promise<Webhook>;
+  readonly #end = Promise.withResolvers<Webhook>();
   readonly #delivery: PromiseLike<Webhook>;
-  #resolve!: (webhook: Webhook) => void;
-  #reject!: (error: unknown) => void;
 
   constructor(delivery: PromiseLike<Webhook>) {
     this.#delivery = delivery;
-    this.received = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
     // Whoever awaits it sees its rejection; unawaited (doStart failed), it is no unhandled one.
-    this.received.catch(() => {});
+    this.#end.promise.catch(() => {});
+  }
+
+  /** Settles once the task has ended: what the AI SDK awaits instead of polling. */
+  get received(): Promise<Webhook> {
+    return this.#end.promise;
   }
 
   /**
@@ -51,15 +64,7 @@ export class WebhookCompletion {
    * `doStatus` that follows. `callbackUrl` is the URL the task was submitted with. An abort
    * of `signal` ends the wait at once.
    */
-  follow(
-    client: OmniMedia,
-    handle: CallbackHandler,
-    submitted: TaskPromise<{ task_id: string }>,
-    taskId: string,
-    callbackUrl: string,
-    signal: AbortSignal | undefined,
-    settled: (end: SettledTask) => void,
-  ): void {
+  follow({ client, handle, submitted, taskId, callbackUrl, signal, settled }: Following): void {
     const warnings: SharedV4Warning[] = [];
     let headers: Record<string, string> = {};
     let ended = false;
@@ -67,11 +72,11 @@ export class WebhookCompletion {
       (task) => {
         ended = true;
         settled({ task, warnings });
-        this.#resolve({ headers, body: task as unknown as JSONValue });
+        this.#end.resolve({ headers, body: task as unknown as JSONValue });
       },
       (error: unknown) => {
         ended = true;
-        this.#reject(error);
+        this.#end.reject(error);
       },
     );
     const ignored = (why: string) => warnings.push({ type: 'other', message: `the webhook delivery was not used (${why}); the result came from polling` });
@@ -91,6 +96,6 @@ export class WebhookCompletion {
 
   /** `doStart` failed: nothing to wait for (the AI SDK does not await `received` then). */
   abandon(error: unknown): void {
-    this.#reject(error);
+    this.#end.reject(error);
   }
 }
