@@ -22,6 +22,10 @@ const browserTwins: Plugin = {
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
+  // ai-sdk (omnimedia/ai-sdk, the AI SDK provider) imports the library by its package name, kept
+  // external as the CLI does: in both builds its client and errors are the very classes the app
+  // imports from 'omnimedia', and no other entry shares a byte with it. @ai-sdk/provider (an
+  // optional peer) gives it types only.
   entry: {
     index: 'src/index.ts',
     tasks: 'src/tasks.ts',
@@ -31,9 +35,10 @@ const shared: Options = {
     testing: 'src/testing/index.ts',
     'testing-msw': 'src/testing/msw.ts',
     schemas: 'src/schemas/index.ts',
+    'ai-sdk': 'src/ai-sdk/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  external: ['msw', '@opentelemetry/api'],
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,

@@ -18,6 +18,7 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-schemas': 'dist/schemas.d.ts',
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',
+  'omnimedia-ai-sdk': 'dist/ai-sdk.d.ts',
 };
 
 /**

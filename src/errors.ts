@@ -279,8 +279,11 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
   /** The task's attempts (`task.attempts`), each with its provider, status and `fail_reason`. */
   declare readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
 
-  constructor(task: Task, failReason: string | undefined) {
-    const attempts = (task as { attempts?: readonly unknown[] | null }).attempts ?? [];
+  /** `failReason` defaults to the task's own `fail_reason`, else its last failed attempt's. */
+  constructor(task: Task, failReason?: string) {
+    const failed = task as { fail_reason?: string; attempts?: readonly { fail_reason?: string }[] };
+    const attempts = failed.attempts ?? [];
+    failReason ??= failed.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
     super(
       `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}` +
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),

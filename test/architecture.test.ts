@@ -52,6 +52,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses only the package's public entries ('omnimedia', 'omnimedia/testing').
   cli: [],
+  // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
+  'ai-sdk': [],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -122,6 +124,21 @@ describe('architecture', () => {
     const cli = files.filter((file) => layerOf(file) === 'cli');
     const packages = new Set(cli.flatMap(specifiers).filter((s) => s.startsWith('omnimedia')));
     expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/testing']);
+  });
+
+  it('the AI SDK provider uses the client by its package name, and @ai-sdk/provider for types only', () => {
+    const provider = files.filter((file) => layerOf(file) === 'ai-sdk');
+    const packages = new Set(provider.flatMap(specifiers).filter((s) => !s.startsWith('.')));
+    expect([...packages].sort()).toEqual(['@ai-sdk/provider', 'omnimedia']);
+    // Its error classes are the client's (the same classes as the app's `instanceof`), and
+    // @ai-sdk/provider stays an optional peer: nothing of it is loaded at run time.
+    const valueImports = provider.flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      return source.statements.filter(
+        (node) => ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === '@ai-sdk/provider' && !node.importClause?.isTypeOnly,
+      );
+    });
+    expect(valueImports).toEqual([]);
   });
 
   it(`no source file is over ${MAX_LINES} lines`, () => {

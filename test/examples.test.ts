@@ -64,6 +64,8 @@ describe('examples/', () => {
     if (script.startsWith('callbacks-')) expect(result.stdout).toMatch(/callback: task_\w+ completed/);
     // A proxy recipe's page got its task through the proxy, without the key.
     if (script.startsWith('proxy-')) expect(result.stdout).toMatch(/page: task_\w+ completed/);
+    // The AI SDK example's video generation was ended by its webhook endpoint's delivery.
+    if (script === 'ai-sdk.ts') expect(result.stdout).toMatch(/images: task task_\w+, 2 PNGs[\s\S]*webhook: delivery for task_\w+[\s\S]*video: task task_\w+ \(omni_flash_components_720p_4s\)/);
     // The fleet's callback lands on B and ends A's wait.
     // The console exporter's spans, then the trace as a tree: the wait's queries under the wait.
     if (script === 'telemetry.ts')

@@ -58,13 +58,6 @@ export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContex
   return { ...ports, ...context, taskId, retrieve: (signal, span) => ports.retrieve(taskId, signal, span) };
 }
 
-/** The last `fail_reason` of a failed task: the task's own, else its last failed attempt's. */
-export function lastFailReason(task: TaskResult): string | undefined {
-  if (task.fail_reason) return task.fail_reason;
-  const failed = (task.attempts ?? []).filter((a) => a.fail_reason);
-  return failed.at(-1)?.fail_reason;
-}
-
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
 
 /** Submission time from a task's `created_at` (seconds, or ms when that large), when plausible. */
@@ -209,7 +202,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
 
       if (isSuccessStatus(task.status)) return;
       if (isFailureStatus(task.status)) {
-        throw new TaskFailedError(task, lastFailReason(task));
+        throw new TaskFailedError(task);
       }
       // Unknown statuses (and pending, processing) keep the wait going.
       const age = origin === undefined ? now - started : now - origin;

@@ -9,6 +9,7 @@ const targets: Record<string, string> = {
   'omnimedia/redis': src('redis/index.ts'),
   'omnimedia/proxy': src('proxy/index.ts'),
   'omnimedia/otel': src('otel/index.ts'),
+  'omnimedia/ai-sdk': src('ai-sdk/index.ts'),
   'omnimedia/testing': src('testing/index.ts'),
   'omnimedia/testing/msw': src('testing/msw.ts'),
 };

@@ -4,8 +4,8 @@
 # `omnimedia/testing`, and runs a short real flow from every runtime we claim:
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
 #   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
-#   and TypeScript consumers (strict; nodenext, bundler, and a browser project without
-#   @types/node).
+#   TypeScript consumers (strict; nodenext, bundler, and a browser project without
+#   @types/node), and omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types).
 # Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
@@ -64,8 +64,10 @@ cat >"$APP/package.json" <<JSON
 JSON
 extra=()
 [ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
+# `ai` (and through it @ai-sdk/provider, our optional peer) for omnimedia/ai-sdk, at the major the repo tests.
+AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
-  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "${extra[@]}" >/dev/null)
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -87,6 +89,10 @@ step "Node $("$NODE" --version) (the repo's): ESM and CJS"
 pass; pass; pass
 step "Node $("$NODE" --version): omnimedia/otel, ESM and CJS"
 (cd "$APP" && "$NODE" flows/otel.mjs && "$NODE" flows/otel.cjs)
+pass; pass
+
+step "omnimedia/ai-sdk with ai@$AI_VERSION: ESM and CJS"
+(cd "$APP" && "$NODE" flows/ai-sdk.mjs && "$NODE" flows/ai-sdk.cjs)
 pass; pass
 
 if [ "$matrix" = 1 ]; then
@@ -116,6 +122,17 @@ cat >"$APP/tsconfig.browser.json" <<JSON
   "files": ["types/browser-consumer.ts"] }
 JSON
 [ -d "$APP/node_modules/@types/node" ] && { echo "@types/node leaked into the consumer"; exit 1; }
+# omnimedia/ai-sdk with the AI SDK's own types, in both module systems' resolution. The AI SDK's
+# declarations need @types/node and fail a library check under exactOptionalPropertyTypes, so
+# these consumers skip the library check (as AI SDK apps do); their own code stays strict.
+cat >"$APP/tsconfig.ai-sdk.json" <<JSON
+{ "compilerOptions": { $common, "skipLibCheck": true, "module": "nodenext", "moduleResolution": "nodenext", "lib": ["ES2023", "DOM"], "types": [] },
+  "files": ["types/ai-sdk-consumer.ts"] }
+JSON
+cat >"$APP/tsconfig.ai-sdk-bundler.json" <<JSON
+{ "compilerOptions": { $common, "skipLibCheck": true, "module": "preserve", "moduleResolution": "bundler", "lib": ["ES2023", "DOM"], "types": [] },
+  "files": ["types/ai-sdk-consumer.ts"] }
+JSON
 # A CJS consumer with nodenext resolves the require condition (index.d.cts).
 mkdir -p "$APP/cts"
 sed 's/^export async function/async function/' "$APP/types/consumer.ts" >"$APP/cts/consumer.cts"
@@ -124,7 +141,7 @@ cat >"$APP/tsconfig.cjs.json" <<JSON
 { "compilerOptions": { $common, "module": "nodenext", "moduleResolution": "nodenext", "lib": ["ES2023", "DOM"], "types": [] },
   "files": ["cts/consumer.cts"] }
 JSON
-for config in nodenext bundler browser cjs; do
+for config in nodenext bundler browser cjs ai-sdk ai-sdk-bundler; do
   (cd "$APP" && "$NODE" node_modules/typescript/bin/tsc -p "tsconfig.$config.json")
   echo "ok tsc $config"
   pass

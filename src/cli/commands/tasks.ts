@@ -19,8 +19,7 @@ export const tasksGet: Command = {
     if (isFailureStatus(task.status)) {
       // A script asking about a failed task gets it on stdout, and the failure in the exit code.
       printTask(ctx, task);
-      const reason = task.fail_reason ?? task.attempts?.at(-1)?.fail_reason ?? undefined;
-      ctx.output.message(new TaskFailedError(task, reason ?? undefined).message);
+      ctx.output.message(new TaskFailedError(task).message);
       return EXIT.taskFailed;
     }
     printTask(ctx, task);
