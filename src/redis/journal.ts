@@ -2,6 +2,7 @@ import type { JournalEntry, SubmissionJournal } from '../coordination/ports.ts';
 import { OmniMediaError } from '../errors.ts';
 import { BoundedMap } from '../internal/bounded-map.ts';
 import { storedJson } from './driver.ts';
+import type { Liveness } from './liveness.ts';
 import type { Outage } from './outage.ts';
 import { JOURNAL_ADOPT, JOURNAL_CLEAR, JOURNAL_RECORD, JOURNAL_RELEASE } from './scripts.ts';
 
@@ -10,13 +11,23 @@ const DAY_MS = 24 * 3_600_000;
 const PAGE = 500;
 /** A journal write made while Redis was down that is a clear. */
 const CLEARED = 'cleared';
+/** One record in this many also drops the entries past the horizon (up to 1,000): bounded, at a fraction of a command per record. */
+const TRIM_EVERY = 16;
+/** Entries recorded here that no wait of this instance gave up: adopting one again needs no command (bounded). */
+const OWN_MAX = 10_000;
 
 /** What the journal needs of its coordination. */
 export interface JournalPorts {
   command(...args: (string | number)[]): Promise<unknown>;
-  /** `{prefix}name`. */
-  key(name: string): string;
+  /**
+   * A write, then (on a cluster whose master has replicas) `WAIT` for one replica: how many
+   * replicas have it, or `undefined` when it was not asked.
+   */
+  replicated(...args: (string | number)[]): Promise<number | undefined>;
+  /** The journal's keys (fleet slot): `journal` and its index `journal:at`. */
+  key(name: 'journal' | 'journal:at'): string;
   outage: Outage;
+  liveness: Liveness;
   instanceId: string;
 }
 
@@ -26,10 +37,12 @@ interface Stored extends JournalEntry {
 }
 
 /**
- * The journal of accepted submissions on Redis: a hash `{prefix}journal` (task id to entry, the
- * entry naming its owner) and its index by submission time `{prefix}journal:at`, by which
- * every record drops the entries past the 24 h horizon, so the journal stays bounded. Reads go
- * a page at a time (HSCAN). Every script is given the keys it touches (Redis Cluster).
+ * The journal of accepted submissions on Redis: a hash `{prefix}{fleet}:journal` (task id to
+ * entry, the entry naming its owner) and its index by submission time `...:journal:at` (one
+ * slot), by which records drop the entries past the 24 h horizon, so the journal stays
+ * bounded. Reads go a page at a time (HSCAN). On a cluster a record is acknowledged once a
+ * replica has it too (`WAIT`), so a failover right after loses no acknowledged entry; one no
+ * replica confirmed in time is written again at the next heartbeat until one does.
  */
 export class RedisJournal implements SubmissionJournal {
   readonly #ports: JournalPorts;
@@ -37,6 +50,9 @@ export class RedisJournal implements SubmissionJournal {
   readonly #backlog = new BoundedMap<string, JournalEntry | typeof CLEARED>(10_000);
   /** Waits of this instance per task: the entry is given up when the last one ends without the result. */
   readonly #waits = new Map<string, number>();
+  /** Entries this instance recorded and still owns on Redis: its own waits adopt them for free. */
+  readonly #own = new BoundedMap<string, true>(OWN_MAX);
+  #records = 0;
 
   constructor(ports: JournalPorts) {
     this.#ports = ports;
@@ -45,7 +61,9 @@ export class RedisJournal implements SubmissionJournal {
   record(entry: JournalEntry): Promise<void> {
     this.#backlog.delete(entry.task_id);
     return this.#ports.outage.run(
-      () => this.#write(entry),
+      async () => {
+        if (!(await this.#write(entry))) this.#backlog.set(entry.task_id, entry);
+      },
       // Redis down: written when it is back, so a crash after that still loses no task.
       () => void this.#backlog.set(entry.task_id, entry),
     );
@@ -53,6 +71,8 @@ export class RedisJournal implements SubmissionJournal {
 
   adopt(taskId: string): Promise<void> {
     this.#waits.set(taskId, (this.#waits.get(taskId) ?? 0) + 1);
+    // The entry names this instance already (it recorded it; no wait of it gave it up).
+    if (this.#own.has(taskId)) return Promise.resolve();
     return this.#entry(JOURNAL_ADOPT, taskId);
   }
 
@@ -60,12 +80,14 @@ export class RedisJournal implements SubmissionJournal {
     const waits = (this.#waits.get(taskId) ?? 1) - 1;
     if (waits > 0) return Promise.resolve(void this.#waits.set(taskId, waits));
     this.#waits.delete(taskId);
+    this.#own.delete(taskId);
     return this.#entry(JOURNAL_RELEASE, taskId);
   }
 
   clear(taskId: string): Promise<void> {
     this.#backlog.delete(taskId);
     this.#waits.delete(taskId);
+    this.#own.delete(taskId);
     return this.#ports.outage.run(
       () => this.#clear([taskId]),
       () => void this.#backlog.set(taskId, CLEARED),
@@ -80,23 +102,32 @@ export class RedisJournal implements SubmissionJournal {
     return this.#scan(true);
   }
 
-  /** Send the writes made while Redis was down; each leaves the backlog once Redis has it. */
+  /** Send the writes made while Redis was down (or not confirmed by a replica); each leaves the backlog once Redis has it. */
   flush(): void {
     for (const [taskId, write] of [...this.#backlog.entries()]) {
       this.#ports.outage.fire(async () => {
-        await (write === CLEARED ? this.#clear([taskId]) : this.#write(write));
-        if (this.#backlog.get(taskId) === write) this.#backlog.delete(taskId);
+        const done = write === CLEARED ? (await this.#clear([taskId]), true) : await this.#write(write);
+        if (done && this.#backlog.get(taskId) === write) this.#backlog.delete(taskId);
       });
     }
+  }
+
+  /** Entries written whose replication is not confirmed yet, or not written (Redis was down). */
+  get backlog(): number {
+    return this.#backlog.size;
   }
 
   get #keys(): [number, string, string] {
     return [2, this.#ports.key('journal'), this.#ports.key('journal:at')];
   }
 
-  async #write(entry: JournalEntry): Promise<void> {
+  /** Write the entry: `false` when no replica confirmed it in time (it is written again at the next heartbeat). */
+  async #write(entry: JournalEntry): Promise<boolean> {
     const value = JSON.stringify({ ...entry, owner: this.#ports.instanceId });
-    await this.#ports.command('EVAL', JOURNAL_RECORD, ...this.#keys, entry.task_id, value, entry.submitted_at, Date.now() - DAY_MS);
+    const trim = this.#records++ % TRIM_EVERY === 0 ? [Date.now() - DAY_MS] : [];
+    const replicas = await this.#ports.replicated('EVAL', JOURNAL_RECORD, ...this.#keys, entry.task_id, value, entry.submitted_at, ...trim);
+    this.#own.set(entry.task_id, true);
+    return replicas !== 0;
   }
 
   async #clear(taskIds: string[]): Promise<void> {
@@ -119,6 +150,7 @@ export class RedisJournal implements SubmissionJournal {
   async #scan(pending: boolean): Promise<JournalEntry[]> {
     const { key } = this.#ports;
     const found = new Map<string, JournalEntry>();
+    const { liveness } = this.#ports;
     const alive = new Map<string, boolean>();
     const horizon = Date.now() - DAY_MS;
     let cursor = '0';
@@ -135,10 +167,15 @@ export class RedisJournal implements SubmissionJournal {
         else page.push(entry as Stored);
       }
       if (stale.length > 0) await this.#ask('EVAL', JOURNAL_CLEAR, ...this.#keys, ...stale);
-      const unknown = pending ? [...new Set(page.map((e) => e.owner ?? ''))].filter((owner) => owner && !alive.has(owner)) : [];
+      // Owners the last heartbeat saw alive are; the others are asked in one script.
+      const owners = pending ? [...new Set(page.map((e) => e.owner ?? ''))].filter((owner) => owner && !alive.has(owner)) : [];
+      const unknown: string[] = [];
+      for (const owner of owners) if (liveness.state(owner) === 'alive') alive.set(owner, true);
+      else unknown.push(owner);
       if (unknown.length > 0) {
-        const values = (await this.#ask('MGET', ...unknown.map((owner) => key(`instance:${owner}`)))) as unknown[];
-        unknown.forEach((owner, i) => alive.set(owner, values[i] !== null && values[i] !== undefined));
+        const answer = await this.#ports.outage.run(() => liveness.check(unknown), () => undefined);
+        if (!answer) throw new OmniMediaError('The journal is on Redis, which cannot be reached now: try again when it is back');
+        for (const [owner, lives] of answer) alive.set(owner, lives);
       }
       for (const { task_id, kind, submitted_at, owner } of page)
         if (!pending || !owner || !alive.get(owner)) found.set(task_id, { task_id, kind, submitted_at });

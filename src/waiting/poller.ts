@@ -215,7 +215,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
     // task, and tasks.pending() lists it once no wait does.
     if (!ended) settle(() => target.journal?.release(taskId));
-    if (leases) settle(() => leases.release(taskId));
+    if (leases) settle(() => leases.release(taskId, ended));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
   }
