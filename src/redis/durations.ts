@@ -39,15 +39,15 @@ export class RedisDurations implements DurationsStore {
 
   async get(kind: string): Promise<readonly number[] | undefined> {
     const seen = this.#seen.get(kind);
-    if (seen) return seen;
+    if (seen) return seen.length ? seen : undefined;
     return this.#ports.outage.run(
       async () => {
         const samples = replyList(await this.#ports.command('LRANGE', this.#ports.key(kind), 0, -1)).map(Number);
         const unsent = this.#unsent.get(kind);
         if (unsent) samples.push(...unsent.samples.slice(-unsent.keep));
         if (unsent && samples.length > unsent.keep) samples.splice(0, samples.length - unsent.keep);
-        // A kind nobody learned yet is asked again next time: its first sample may come any moment.
-        if (samples.length > 0) this.#seen.set(kind, samples, FRESH_MS);
+        // None yet: asked again sooner, the first samples come any moment.
+        this.#seen.set(kind, samples, samples.length > 0 ? FRESH_MS : FRESH_MS / 10);
         return samples.length ? samples : undefined;
       },
       () => this.#fallback.get(kind),

@@ -180,7 +180,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       }
 
       if (task && isTerminalStatus(task.status)) news = task;
-      if (!(task && isTerminalStatus(task.status)) && interruption) {
+      if (!news && interruption) {
         if (interruption.kind === 'abort') throw signal?.reason;
         if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last, lastFailure);
         task = interruption.task;
@@ -196,7 +196,9 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
         ended = true;
         // Shared state is a help, never a condition: a store that fails costs no result.
         if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
-        settle(() => target.journal?.clear(taskId));
+        // Whoever publishes news of an end clears the entry (this wait, if its own query saw
+        // it; a handler once its onTask returned): news heard clears nothing here.
+        if (news) settle(() => target.journal?.clear(taskId));
       }
       yield task;
 

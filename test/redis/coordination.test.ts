@@ -251,7 +251,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     for (const ms of [30_000, 40_000, 50_000]) await a.coordination.durations.add('omni-video', ms, 2);
     expect(await a.coordination.durations.get('omni-video')).toEqual([40_000, 50_000]);
     // Sent with A's next heartbeat (one script for all of them).
-    await expect.poll(() => b.coordination.durations.get('omni-video')).toEqual([40_000, 50_000]);
+    await expect.poll(() => b.coordination.durations.get('omni-video'), { timeout: 3_000 }).toEqual([40_000, 50_000]);
     expect(await b.coordination.durations.get('omni-image')).toBeUndefined();
   });
 
@@ -276,7 +276,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(retryAt - released).toBeGreaterThan(900);
     expect(retryAt - released).toBeLessThan(1_200);
     const other = await b.take(Date.now());
-    expect((other as { retryAt: number }).retryAt).toBeGreaterThanOrEqual(retryAt);
+    expect((other as { retryAt: number }).retryAt).toBeGreaterThanOrEqual(retryAt - 5); // the next slot (clocks read a ms apart)
     await sleep(Math.max(0, retryAt - Date.now()) + 5);
     // The reserved slot is A's: taken without asking Redis again.
     const executed = async () => Number(/total_commands_processed:(\d+)/.exec(await raw.info('stats'))?.[1]);
