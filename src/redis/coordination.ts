@@ -1,5 +1,6 @@
 import { MemoryDedupeStore, MemoryRateLimits, MemoryUploadCacheStore } from '../coordination/memory.ts';
 import type { CachedUpload, Coordination, DedupeClaim, PollBudget, RateLimitDecision } from '../coordination/ports.ts';
+import { raceTimer } from '../internal/race-timer.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
 import type { RedisCoordinationOptions } from '../options.ts';
 import { RedisPollBudget, takeRateLimit } from './budget.ts';
@@ -15,8 +16,17 @@ import { Outage } from './outage.ts';
 import { CLAIM, RELEASE, TAKE_OVER } from './scripts.ts';
 
 const DAY_MS = 24 * 3_600_000;
-/** Probes in a row that fail on a cluster before one goes through a client of our own, made then. */
-const STALE_AFTER_PROBES = 3;
+/** Longest wait for a replica to confirm a journal write, in ms (a replica in sync answers within a round trip). */
+const WAIT_MS = 50;
+/**
+ * How long the caller's cluster client may go on failing once the cluster says it is whole
+ * again before commands go through a client of our own, made then, in ms: clients refresh
+ * their slot map by themselves within about a second (ioredis) or five (node-redis 6), or
+ * never (node-redis before 6, until a MOVED reply: its issue 2806).
+ */
+const STALE_GRACE_MS = 1_000;
+/** How long a client of our own may take to connect to a cluster, in ms (one that hangs is closed, and another made). */
+const FRESH_CLIENT_MS = 1_000;
 
 /**
  * The state a fleet shares, on Redis, through your own client: node-redis >= 5 (connected,
@@ -61,7 +71,12 @@ class RedisCoordination implements Coordination {
   readonly #budgets = new Map<number, RedisPollBudget>();
   readonly #timer: ReturnType<typeof setInterval>;
   #closed = false;
-  #failedProbes = 0;
+  /** During an outage on a cluster: a client of our own, made when the cluster was whole again, and since when. */
+  #candidate: { driver: RedisDriver; close(): void } | undefined;
+  #making: { close(): void } | undefined;
+  #wholeSince: number | undefined;
+  /** A WAIT is on its way (journal writes). */
+  #waiting = false;
   readonly #fallback = { dedupe: new MemoryDedupeStore(), uploads: new MemoryUploadCacheStore(), rateLimits: new MemoryRateLimits() };
 
   constructor(driver: RedisDriver, settings: RedisCoordinationSettings) {
@@ -113,13 +128,27 @@ class RedisCoordination implements Coordination {
     return this.#driver.command(args.map(String));
   }
 
-  /** A journal write: on a cluster whose master has replicas, acknowledged once one has it. */
+  /**
+   * A journal write (with no words: only the wait): on a cluster whose master has a replica in
+   * sync, acknowledged once one has it (WAIT), so a failover right after does not lose it.
+   */
   async #replicated(...args: (string | number)[]): Promise<number | undefined> {
-    const words = args.map(String);
-    if (!this.#driver.cluster || this.#liveness.replicas === 0) return void (await this.#driver.command(words));
-    // Well within the command timeout: a replica that lags leaves the entry to the next heartbeat.
-    const [, replicas] = await this.#driver.replicated(words, 1, Math.max(1, Math.floor(this.#settings.commandTimeoutMs / 4)));
-    return replicas;
+    const words = args.length > 0 ? args.map(String) : ['EXISTS', this.#keys.fleet('journal')];
+    const plain = async () => (args.length > 0 ? void (await this.#driver.command(words)) : undefined);
+    if (!this.#driver.cluster || this.#liveness.replicas === 0) return plain();
+    // WAIT holds the connection it is sent on, and every command behind it: one at a time. A
+    // write made meanwhile is confirmed by the next WAIT (it counts every earlier write of the
+    // connection), or written again after an outage. A replica that did not answer within
+    // WAIT_MS is not waited for until the next count of replicas.
+    if (this.#waiting) return (await plain(), 0);
+    this.#waiting = true;
+    try {
+      const [, replicas] = await this.#driver.replicated(words, 1, WAIT_MS);
+      if (replicas === 0) this.#liveness.replicas = 0;
+      return replicas;
+    } finally {
+      this.#waiting = false;
+    }
   }
 
   /**
@@ -130,7 +159,7 @@ class RedisCoordination implements Coordination {
   #heartbeat(): void {
     if (this.#closed) return;
     if (this.#outage.down) {
-      void this.#outage.probe(() => this.#probe(), Math.max(this.#settings.commandTimeoutMs * 4, 2_000)).then(() => this.#outage.down || this.#resume());
+      void this.#outage.probe(() => this.#probe(), this.#settings.commandTimeoutMs * 3).then(() => this.#outage.down || this.#resume());
       return;
     }
     this.#outage.fire(() => this.#liveness.beat(this.#driver.cluster));
@@ -143,6 +172,7 @@ class RedisCoordination implements Coordination {
   /** Back from an outage: what this instance held or saw may have changed; listen anew. */
   #resume(): void {
     this.#liveness.interrupt();
+    this.journal.resume();
     this.leases.reset();
     this.events.renew();
     this.#heartbeat();
@@ -151,27 +181,65 @@ class RedisCoordination implements Coordination {
   async #probe(): Promise<string | void> {
     const fleetKey = this.#keys.fleet('live');
     const probeKeys = this.#keys.own('probe:');
-    try {
-      await probeRedis(this.#driver, fleetKey, probeKeys);
-      this.#failedProbes = 0;
+    const timeoutMs = this.#settings.commandTimeoutMs * 2;
+    const probe = (driver: RedisDriver) =>
+      raceTimer(probeRedis(driver, fleetKey, probeKeys), timeoutMs, (): never => {
+        throw new Error(`no answer within ${timeoutMs} ms`);
+      });
+    const candidate = this.#candidate;
+    const [caller, own] = await Promise.allSettled([probe(this.#driver), candidate ? probe(candidate.driver) : Promise.reject(new Error('none'))]);
+    if (caller.status === 'fulfilled') {
+      this.#dropCandidate();
       return;
-    } catch (error) {
-      // A cluster client made before a failover may route the moved slots to the dead master
-      // until a MOVED reply refreshes its map (node-redis issue 2806): one made now does not.
-      if (!this.#caller.fresh || ++this.#failedProbes < STALE_AFTER_PROBES) throw error;
-      const fresh = await this.#caller.fresh();
-      try {
-        await probeRedis(fresh.driver, fleetKey, probeKeys);
-      } catch (freshError) {
-        fresh.close();
-        throw freshError;
-      }
-      this.#own?.close();
-      this.#own = fresh;
-      this.#driver = fresh.driver;
-      this.#failedProbes = 0;
-      return 'through a cluster client of its own: yours still routes to a node that is gone';
     }
+    // A cluster client made before a failover may route the moved slots to the dead master
+    // until a MOVED reply refreshes its map (node-redis issue 2806), while one made after it
+    // does not. A client of our own, made now, tells when the cluster answers again for every
+    // slot; if the caller's still fails STALE_GRACE_MS after that, commands go through ours.
+    if (!candidate || own.status === 'rejected') {
+      // Not yet (and its slot map may be stale too): another one is made.
+      if (candidate && this.#candidate === candidate) this.#dropCandidate();
+      if (!this.#candidate) this.#makeCandidate();
+      throw caller.reason;
+    }
+    this.#wholeSince ??= Date.now();
+    if (Date.now() - this.#wholeSince < STALE_GRACE_MS) throw caller.reason;
+    this.#own?.close();
+    this.#own = candidate;
+    this.#driver = candidate.driver;
+    this.#candidate = undefined;
+    this.#wholeSince = undefined;
+    return 'through a cluster client of its own: yours still routes to a node that is gone';
+  }
+
+  /** A client of our own, connecting in the background (a connection made while the cluster fails over may hang). */
+  #makeCandidate(): void {
+    if (!this.#caller.fresh || this.#making) return;
+    const made = this.#caller.fresh();
+    this.#making = made;
+    const gaveUp = setTimeout(() => {
+      if (this.#making === made) this.#making = undefined;
+      made.close();
+    }, FRESH_CLIENT_MS);
+    made.ready.then(
+      (driver) => {
+        clearTimeout(gaveUp);
+        if (this.#making !== made || this.#closed || !this.#outage.down) return made.close();
+        this.#making = undefined;
+        this.#candidate = { driver, close: made.close };
+      },
+      () => {
+        clearTimeout(gaveUp);
+        if (this.#making === made) this.#making = undefined;
+        made.close();
+      },
+    );
+  }
+
+  #dropCandidate(): void {
+    this.#candidate?.close();
+    this.#candidate = undefined;
+    this.#wholeSince = undefined;
   }
 
   /** Deliveries this instance's handlers run `onTask` for now: a second one to it is in progress without asking Redis. */
@@ -205,6 +273,7 @@ class RedisCoordination implements Coordination {
 
   /** A claim names its instance while `onTask` runs, then says `done`; one whose instance died is taken over. */
   async #claim(key: string): Promise<DedupeClaim> {
+    await this.#liveness.started;
     const answer = await this.#command('EVAL', CLAIM, 1, key, this.instanceId, DAY_MS);
     if (typeof answer !== 'string') return Number(answer) === 1;
     if (await this.#liveness.alive(answer)) return 'in_progress';
@@ -261,5 +330,6 @@ class RedisCoordination implements Coordination {
     for (const budget of this.#budgets.values()) budget.close();
     this.#own?.close();
     this.#own = undefined;
+    this.#dropCandidate();
   }
 }

@@ -135,9 +135,10 @@ export interface RedisDriver {
   subscribe(channel: string, sharded: boolean, onMessage: (message: string) => void): Subscription;
   /**
    * A new client like the caller's, with a slot map of its own (clusters only): for a caller's
-   * client that did not see a failover. `close` closes it.
+   * client that did not see a failover. `ready` once connected; `close` closes it, connected
+   * or not (a connection made while the cluster fails over may never settle).
    */
-  fresh?(): Promise<{ driver: RedisDriver; close(): void }>;
+  fresh?(): { ready: Promise<RedisDriver>; close(): void };
 }
 
 const KEYLESS = new Set(['PING', 'TIME', 'INFO', 'CLUSTER', 'COMMAND', 'WAIT']);
@@ -214,10 +215,10 @@ function ioRedisClusterDriver(client: IoRedisClusterLike): RedisDriver {
       const ready = (sharded ? subscriber.ssubscribe(channel) : subscriber.subscribe(channel)).then(() => {});
       return { ready, close: () => subscriber.disconnect() };
     },
-    async fresh() {
+    fresh() {
       const other = client.duplicate();
       other.on('error', ignore);
-      return { driver: ioRedisClusterDriver(other), close: () => other.disconnect() };
+      return { ready: Promise.resolve(ioRedisClusterDriver(other)), close: () => other.disconnect() };
     },
   };
 }
@@ -257,9 +258,8 @@ function nodeRedisClusterDriver(client: NodeRedisClusterLike): RedisDriver {
     command: send,
     async replicated(args, replicas, timeoutMs) {
       // Both go to the node client of the key's slot, one connection, in this order.
-      const written = send(args);
-      const acked = client.sendCommand(routeKey(args), false, ['WAIT', String(replicas), String(timeoutMs)]);
-      return [await written, Number(await acked)];
+      const [written, acked] = await Promise.all([send(args), client.sendCommand(routeKey(args), false, ['WAIT', String(replicas), String(timeoutMs)])]);
+      return [written, Number(acked)];
     },
     subscribe(channel, sharded, onMessage) {
       // A cluster client of our own that connects only where it must (the channel's shard).
@@ -271,16 +271,10 @@ function nodeRedisClusterDriver(client: NodeRedisClusterLike): RedisDriver {
         .then(() => {});
       return { ready, close: () => closeQuietly(subscriber) };
     },
-    async fresh() {
+    fresh() {
       const other = client.duplicate();
       other.on('error', ignore);
-      try {
-        await other.connect();
-      } catch (error) {
-        closeQuietly(other);
-        throw error;
-      }
-      return { driver: nodeRedisClusterDriver(other), close: () => closeQuietly(other) };
+      return { ready: other.connect().then(() => nodeRedisClusterDriver(other)), close: () => closeQuietly(other) };
     },
   };
 }

@@ -33,3 +33,4 @@ function keyInSlots(prefix: string, from: number, to: number): string | undefine
   }
   return undefined;
 }
+

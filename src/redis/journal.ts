@@ -20,8 +20,8 @@ const OWN_MAX = 10_000;
 export interface JournalPorts {
   command(...args: (string | number)[]): Promise<unknown>;
   /**
-   * A write, then (on a cluster whose master has replicas) `WAIT` for one replica: how many
-   * replicas have it, or `undefined` when it was not asked.
+   * A write (or, with no words, nothing), then on a cluster whose master has replicas in sync
+   * `WAIT` for one: how many replicas have every write so far, or `undefined` when not asked.
    */
   replicated(...args: (string | number)[]): Promise<number | undefined>;
   /** The journal's keys (fleet slot): `journal` and its index `journal:at`. */
@@ -50,6 +50,12 @@ export class RedisJournal implements SubmissionJournal {
   readonly #backlog = new BoundedMap<string, JournalEntry | typeof CLEARED>(10_000);
   /** Waits of this instance per task: the entry is given up when the last one ends without the result. */
   readonly #waits = new Map<string, number>();
+  /**
+   * Entries written on the fleet's master that no replica confirmed yet (a `WAIT` that timed
+   * out): a later confirmation covers them (WAIT counts every earlier write of the connection);
+   * after an outage (a failover may have lost them) they are written again.
+   */
+  readonly #unconfirmed = new Map<string, JournalEntry>();
   /** Entries this instance recorded and still owns on Redis: its own waits adopt them for free. */
   readonly #own = new BoundedMap<string, true>(OWN_MAX);
   #records = 0;
@@ -61,9 +67,7 @@ export class RedisJournal implements SubmissionJournal {
   record(entry: JournalEntry): Promise<void> {
     this.#backlog.delete(entry.task_id);
     return this.#ports.outage.run(
-      async () => {
-        if (!(await this.#write(entry))) this.#backlog.set(entry.task_id, entry);
-      },
+      () => this.#write(entry),
       // Redis down: written when it is back, so a crash after that still loses no task.
       () => void this.#backlog.set(entry.task_id, entry),
     );
@@ -86,6 +90,7 @@ export class RedisJournal implements SubmissionJournal {
 
   clear(taskId: string): Promise<void> {
     this.#backlog.delete(taskId);
+    this.#unconfirmed.delete(taskId);
     this.#waits.delete(taskId);
     this.#own.delete(taskId);
     return this.#ports.outage.run(
@@ -102,32 +107,48 @@ export class RedisJournal implements SubmissionJournal {
     return this.#scan(true);
   }
 
-  /** Send the writes made while Redis was down (or not confirmed by a replica); each leaves the backlog once Redis has it. */
+  /**
+   * At each heartbeat: send the writes made while Redis was down (each leaves the backlog once
+   * Redis has it), and ask a replica to confirm the entries none confirmed yet.
+   */
   flush(): void {
     for (const [taskId, write] of [...this.#backlog.entries()]) {
       this.#ports.outage.fire(async () => {
-        const done = write === CLEARED ? (await this.#clear([taskId]), true) : await this.#write(write);
-        if (done && this.#backlog.get(taskId) === write) this.#backlog.delete(taskId);
+        await (write === CLEARED ? this.#clear([taskId]) : this.#write(write));
+        if (this.#backlog.get(taskId) === write) this.#backlog.delete(taskId);
+      });
+    }
+    if (this.#unconfirmed.size > 0) {
+      const confirming = [...this.#unconfirmed.keys()];
+      this.#ports.outage.fire(async () => {
+        if (((await this.#ports.replicated()) ?? 0) > 0) for (const taskId of confirming) this.#unconfirmed.delete(taskId);
       });
     }
   }
 
-  /** Entries written whose replication is not confirmed yet, or not written (Redis was down). */
-  get backlog(): number {
-    return this.#backlog.size;
+  /** Back from an outage: the entries no replica had confirmed may have gone with a master; written again. */
+  resume(): void {
+    for (const [taskId, entry] of this.#unconfirmed.entries()) if (!this.#backlog.get(taskId)) this.#backlog.set(taskId, entry);
+    this.#unconfirmed.clear();
+    this.flush();
   }
 
   get #keys(): [number, string, string] {
     return [2, this.#ports.key('journal'), this.#ports.key('journal:at')];
   }
 
-  /** Write the entry: `false` when no replica confirmed it in time (it is written again at the next heartbeat). */
-  async #write(entry: JournalEntry): Promise<boolean> {
+  async #write(entry: JournalEntry): Promise<void> {
     const value = JSON.stringify({ ...entry, owner: this.#ports.instanceId });
     const trim = this.#records++ % TRIM_EVERY === 0 ? [Date.now() - DAY_MS] : [];
+    await this.#ports.liveness.started;
     const replicas = await this.#ports.replicated('EVAL', JOURNAL_RECORD, ...this.#keys, entry.task_id, value, entry.submitted_at, ...trim);
     this.#own.set(entry.task_id, true);
-    return replicas !== 0;
+    if (replicas === 0) {
+      this.#unconfirmed.set(entry.task_id, entry);
+      if (this.#unconfirmed.size > 10_000) this.#unconfirmed.delete(this.#unconfirmed.keys().next().value as string);
+    }
+    // A replica has this write, and every earlier one of the connection.
+    else if (replicas !== undefined) this.#unconfirmed.clear();
   }
 
   async #clear(taskIds: string[]): Promise<void> {

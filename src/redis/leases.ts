@@ -65,6 +65,7 @@ export class RedisLeases implements TaskLeases {
   async #take(taskId: string): Promise<boolean> {
     const { command, liveness, instanceId } = this.#ports;
     const key = this.#ports.key(taskId);
+    await liveness.started;
     const answer = await command('EVAL', CLAIM, 1, key, instanceId, LEASE_KEY_TTL_MS);
     if (typeof answer === 'string') {
       // Held by another instance: taken over if that instance is gone.

@@ -35,11 +35,24 @@ export class Liveness {
   #beats = 0;
   /** How far `redisNow()` may be off: half the last beat's round trip, plus a millisecond. */
   uncertainty = 1;
-  /** Replicas of the fleet's master, as last seen (clusters): whether a journal write waits for one. */
+  /**
+   * Replicas in sync with the fleet's master, as last counted (clusters, every tenth beat):
+   * whether a journal write waits for one. Set to 0 when one did not answer in time, until the
+   * next count.
+   */
   replicas = 0;
+
+  /**
+   * Settles once the first beat was answered (or failed): what this instance writes naming
+   * itself (a claim, a lease, a journal entry) waits for it, so that nobody reads its name
+   * before its liveness and takes it for a dead instance's.
+   */
+  readonly started: Promise<void>;
+  #start!: () => void;
 
   constructor(ports: LivenessPorts) {
     this.#ports = ports;
+    this.started = new Promise((resolve) => (this.#start = resolve));
   }
 
   /** Redis's time now, as estimated here. */
@@ -62,6 +75,14 @@ export class Liveness {
 
   /** One beat: renew this instance, read the others. `countReplicas`: also how many replicas the fleet's master has. */
   async beat(countReplicas: boolean): Promise<void> {
+    try {
+      await this.#beat(countReplicas);
+    } finally {
+      this.#start();
+    }
+  }
+
+  async #beat(countReplicas: boolean): Promise<void> {
     const every = this.#beats++ % EVERY === 0;
     const sent = Date.now();
     const reply = (await this.#ports.command(

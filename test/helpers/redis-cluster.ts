@@ -6,7 +6,9 @@
 // watchdog shell that kills the servers and removes their directory once this process is gone
 // (even after a SIGKILL). Without redis-server or redis-cli the tests are skipped with one line
 // saying how to run them, unless OMNIMEDIA_REQUIRE_REDIS=1 (CI), which makes that a failure.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Its commands to the nodes are asynchronous (redis-cli in a child process), so the event loop
+// of the coordinations under test never stalls while a test looks at the cluster.
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -106,36 +108,41 @@ export class RedisCluster {
     await this.waitHealthy();
   }
 
-  /** Until every node that runs says cluster_state:ok and all 16384 slots have a master that answers. */
+  /** Until every node that runs says cluster_state:ok, all 16384 slots have a master that answers, and every master's replicas are in sync. */
   async waitHealthy(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const running = this.#nodes.filter((n) => n.process);
-      const ok = running.every((n) => /cluster_state:ok/.test(this.cli(n.port, 'CLUSTER', 'INFO')));
-      if (ok && this.#slotsCovered()) return;
+      const states = await Promise.all(running.map((n) => this.cli(n.port, 'CLUSTER', 'INFO')));
+      if (states.every((info) => /cluster_state:ok/.test(info)) && (await this.#slotsCovered())) return;
       if (Date.now() > deadline) throw new Error(`the cluster is not healthy after ${timeoutMs} ms`);
       await sleep(100);
     }
   }
 
-  #slotsCovered(): boolean {
-    const masters = this.masters();
+  async #slotsCovered(): Promise<boolean> {
+    const masters = await this.masters();
     let covered = 0;
     for (const m of masters) for (const [from, to] of m.slots) covered += to - from + 1;
-    return covered === 16_384 && masters.every((m) => this.cli(m.port, 'PING').trim() === 'PONG');
+    const infos = await Promise.all(masters.map((m) => this.cli(m.port, 'INFO', 'replication')));
+    const running = this.#nodes.filter((n) => n.process).length;
+    // Every running replica is online (in sync) with its master.
+    const online = infos.reduce((n, info) => n + (info.match(/state=online/g)?.length ?? 0), 0);
+    return covered === 16_384 && infos.every((info) => /role:master/.test(info)) && online === running - masters.length;
   }
 
   /** One command on one node, its output as text. */
-  cli(port: number, ...args: string[]): string {
-    const result = spawnSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: 5_000 });
-    return result.stdout ?? '';
+  cli(port: number, ...args: string[]): Promise<string> {
+    return new Promise((resolve) => {
+      execFile('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', timeout: 5_000 }, (_error, stdout) => resolve(stdout ?? ''));
+    });
   }
 
   /** The masters as the first running node sees them, with their slot ranges. */
-  masters(): { port: number; slots: [number, number][] }[] {
+  async masters(): Promise<{ port: number; slots: [number, number][] }[]> {
     const probe = this.#nodes.find((n) => n.process);
     if (!probe) return [];
-    const lines = this.cli(probe.port, 'CLUSTER', 'NODES').trim().split('\n');
+    const lines = (await this.cli(probe.port, 'CLUSTER', 'NODES')).trim().split('\n');
     const masters: { port: number; slots: [number, number][] }[] = [];
     for (const line of lines) {
       const [, address, flags, , , , , state, ...slots] = line.split(' ');
@@ -153,21 +160,49 @@ export class RedisCluster {
   }
 
   /** The port of the master serving `key`'s slot now. */
-  masterOf(key: string): number {
+  async masterOf(key: string): Promise<number> {
     const slot = keySlot(key);
-    const master = this.masters().find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to));
+    const master = (await this.masters()).find((m) => m.slots.some(([from, to]) => slot >= from && slot <= to));
     if (!master) throw new Error(`no master serves slot ${slot}`);
     return master.port;
   }
 
   /** Empty every master (between tests). */
-  flush(): void {
-    for (const m of this.masters()) this.cli(m.port, 'FLUSHALL');
+  async flush(): Promise<void> {
+    await Promise.all((await this.masters()).map((m) => this.cli(m.port, 'FLUSHALL')));
   }
 
-  /** Commands processed by the masters since their start (INFO stats), summed. */
-  commandsProcessed(): number {
-    return this.masters().reduce((sum, m) => sum + Number(/total_commands_processed:(\d+)/.exec(this.cli(m.port, 'INFO', 'stats'))?.[1] ?? 0), 0);
+  /** Commands processed by each master since its start (INFO stats). */
+  async commandsProcessed(): Promise<Map<number, number>> {
+    const masters = await this.masters();
+    const counts = await Promise.all(masters.map(async (m) => Number(/total_commands_processed:(\d+)/.exec(await this.cli(m.port, 'INFO', 'stats'))?.[1] ?? 0)));
+    return new Map(masters.map((m, i) => [m.port, counts[i] as number]));
+  }
+
+  /** The node id of the node on `port`. */
+  async nodeId(port: number): Promise<string> {
+    return (await this.cli(port, 'CLUSTER', 'MYID')).trim();
+  }
+
+  /**
+   * Move one slot (and its keys) to the master on `toPort`, as `redis-cli --cluster reshard`
+   * does: IMPORTING/MIGRATING, MIGRATE the keys, then SETSLOT NODE on every master.
+   */
+  async moveSlot(slot: number, toPort: number): Promise<void> {
+    const masters = await this.masters();
+    const from = masters.find((m) => m.slots.some(([a, b]) => slot >= a && slot <= b));
+    if (!from || from.port === toPort) return;
+    const fromId = await this.nodeId(from.port);
+    const toId = await this.nodeId(toPort);
+    await this.cli(toPort, 'CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', fromId);
+    await this.cli(from.port, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', toId);
+    for (;;) {
+      const keys = (await this.cli(from.port, 'CLUSTER', 'GETKEYSINSLOT', String(slot), '100')).trim().split('\n').filter(Boolean);
+      if (keys.length === 0) break;
+      await this.cli(from.port, 'MIGRATE', '127.0.0.1', String(toPort), '', '0', '5000', 'REPLACE', 'KEYS', ...keys);
+    }
+    for (const m of [{ port: toPort }, from, ...masters.filter((m) => m.port !== toPort && m.port !== from.port)])
+      await this.cli(m.port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', toId);
   }
 
   /** SIGKILL the node on `port` (a master: its replica is promoted after about nodeTimeoutMs + 1 s). */
@@ -211,6 +246,8 @@ export class RedisCluster {
         '--cluster-node-timeout', String(this.nodeTimeoutMs),
         // A replica may take over whatever its replication lag (tests kill masters at will).
         '--cluster-replica-validity-factor', '0',
+        // Replicas in sync at once (not after the default 5 s of diskless-sync delay).
+        '--repl-diskless-sync-delay', '0',
         '--save', '',
         '--appendonly', 'no',
       ],
