@@ -1,22 +1,27 @@
 // One instance of bench/suites/fleet.ts, in a process of its own: the built package's client
 // (shared coordination on Redis, or none), its own nodeHandler server on loopback. It submits
 // its share of the tasks with a callback_url, waits on each, and reports every wait's end.
-// argv: <baseURL> <count> <redisUrl | none> <verify: true | false>
+// argv: <baseURL> <count> <redisUrl | none | cluster:url,url,...> <verify: true | false>
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { OmniMedia } from 'omnimedia';
 import { redisCoordination } from 'omnimedia/redis';
 
 const [baseURL, countArg, redisUrl, verifyArg] = process.argv.slice(2) as [string, string, string, string];
 const count = Number(countArg);
 
-const redis = redisUrl === 'none' ? undefined : await createClient({ url: redisUrl }).connect();
+const redis =
+  redisUrl === 'none'
+    ? undefined
+    : redisUrl.startsWith('cluster:')
+      ? await createCluster({ rootNodes: redisUrl.slice('cluster:'.length).split(',').map((url) => ({ url })) }).connect()
+      : await createClient({ url: redisUrl }).connect();
 // Every command the coordination sends is one round trip to Redis: count them.
 let roundTrips = 0;
 if (redis) {
-  const send = redis.sendCommand.bind(redis);
-  (redis as { sendCommand: unknown }).sendCommand = (...args: Parameters<typeof send>) => {
+  const send = (redis.sendCommand as (...args: unknown[]) => Promise<unknown>).bind(redis);
+  (redis as { sendCommand: unknown }).sendCommand = (...args: unknown[]) => {
     roundTrips++;
     return send(...args);
   };

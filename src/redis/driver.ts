@@ -43,6 +43,8 @@ export interface NodeRedisClusterLike {
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   /** The masters it knows: what tells a cluster client from a single connection. */
   readonly masters: readonly unknown[];
+  /** The connection to the master of `key`'s slot (node-redis 6): where a journal write's `WAIT` goes. */
+  getNodeClientForKey?(key: string): Promise<{ sendCommand(args: string[]): Promise<unknown> }>;
   /** A new cluster client like this one: the coordination's own, for sharded pub/sub. */
   duplicate(overrides?: { minimizeConnections?: boolean }): NodeRedisClusterLike & {
     connect(): Promise<unknown>;
@@ -257,9 +259,13 @@ function nodeRedisClusterDriver(client: NodeRedisClusterLike): RedisDriver {
     cluster: true,
     command: send,
     async replicated(args, replicas, timeoutMs) {
-      // Both go to the node client of the key's slot, one connection, in this order.
-      const [written, acked] = await Promise.all([send(args), client.sendCommand(routeKey(args), false, ['WAIT', String(replicas), String(timeoutMs)])]);
-      return [written, Number(acked)];
+      const key = routeKey(args);
+      const wait = ['WAIT', String(replicas), String(timeoutMs)];
+      // The write through the cluster (redirects followed), then WAIT on the connection it went
+      // by: node-redis 6 sends a WAIT given to the cluster to every master (its request policy).
+      const written = await send(args);
+      const node = key !== undefined && client.getNodeClientForKey ? await client.getNodeClientForKey(key) : undefined;
+      return [written, Number(await (node ? node.sendCommand(wait) : client.sendCommand(key, false, wait)))];
     },
     subscribe(channel, sharded, onMessage) {
       // A cluster client of our own that connects only where it must (the channel's shard).
