@@ -1,14 +1,14 @@
 // One instance of bench/suites/fleet.ts, in a process of its own: the built package's client
 // (shared coordination on Redis, or none), its own nodeHandler server on loopback. It submits
 // its share of the tasks with a callback_url, waits on each, and reports every wait's end.
-// argv: <baseURL> <count> <redisUrl | none | cluster:url,url,...> <verify: true | false>
+// argv: <baseURL> <count> <redisUrl | none | cluster:url,url,...> <verify: true | false> [prefix]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient, createCluster } from 'redis';
 import { OmniMedia } from 'omnimedia';
 import { redisCoordination } from 'omnimedia/redis';
 
-const [baseURL, countArg, redisUrl, verifyArg] = process.argv.slice(2) as [string, string, string, string];
+const [baseURL, countArg, redisUrl, verifyArg, prefix = 'bench:'] = process.argv.slice(2) as [string, string, string, string, string?];
 const count = Number(countArg);
 
 const redis =
@@ -25,8 +25,15 @@ if (redis) {
     roundTrips++;
     return send(...args);
   };
+  // On a cluster, a journal write's WAIT goes to the node client of its slot: counted too.
+  const nodeClient = (redis as { getNodeClientForKey?: (key: string) => Promise<{ sendCommand: (...args: unknown[]) => Promise<unknown> }> }).getNodeClientForKey?.bind(redis);
+  if (nodeClient)
+    (redis as { getNodeClientForKey: unknown }).getNodeClientForKey = async (key: string) => {
+      const node = await nodeClient(key);
+      return { sendCommand: (...args: unknown[]) => (roundTrips++, node.sendCommand(...args)) };
+    };
 }
-const coordination = redis ? redisCoordination(redis, { prefix: 'bench:' }) : undefined;
+const coordination = redis ? redisCoordination(redis, { prefix }) : undefined;
 const client = new OmniMedia({
   apiKey: 'sk-bench',
   baseURL,

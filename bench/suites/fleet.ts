@@ -29,6 +29,8 @@ interface Outcome {
   redisCommands: number | undefined;
   /** Commands the instances sent (a script is one). */
   roundTrips: number;
+  /** On a cluster: the busiest master's share of the commands / of the memory added. */
+  busiest?: string;
 }
 
 const percentile = (values: number[], p: number) => {
@@ -36,15 +38,34 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 };
 
-/** Where the fleet's coordination is: one redis-server, a cluster, or none. */
-type Target = { url: string; commands(): Promise<number>; stats(): Promise<string> } | undefined;
+/** Where the fleet's coordination is: one redis-server, a cluster (per master: commands, memory), or none. */
+type Target = { url: string; prefix?: string; commands(): Promise<number>; perMaster?(): Promise<number[][]>; stats(): Promise<string> } | undefined;
 
 const single = (url: string): Target => ({ url, commands: () => totalCommands(url), stats: () => commandStats(url) });
-const onCluster = (cluster: RedisCluster): Target => ({
+const onCluster = (cluster: RedisCluster, prefix = 'bench:'): Target => ({
   url: `cluster:${cluster.urls.join(',')}`,
+  prefix,
   commands: async () => [...(await cluster.commandsProcessed()).values()].reduce((a, b) => a + b, 0),
+  // Each master: [commands processed, bytes of memory in use].
+  perMaster: async () =>
+    Promise.all(
+      (await cluster.masters()).map(async (m) => {
+        const info = await cluster.cli(m.port, 'INFO');
+        return [Number(/total_commands_processed:(\d+)/.exec(info)?.[1]), Number(/used_memory:(\d+)/.exec(info)?.[1])];
+      }),
+    ),
   stats: async () => (await Promise.all((await cluster.masters()).map(async (m) => `master ${m.port}:\n${await cluster.cli(m.port, 'INFO', 'commandstats')}`))).join('\n'),
 });
+
+/** The busiest master's share of what the masters did (commands) and hold (memory added), as percentages. */
+function busiest(before: number[][], after: number[][]): string {
+  const share = (column: number) => {
+    const deltas = after.map((m, i) => Math.max(0, (m[column] ?? 0) - (before[i]?.[column] ?? 0)));
+    const total = deltas.reduce((a, b) => a + b, 0);
+    return total > 0 ? `${Math.round((100 * Math.max(...deltas)) / total)} %` : 'n/a';
+  };
+  return `${share(0)} / ${share(1)}`;
+}
 
 async function run(target: Target, verify: boolean): Promise<Outcome> {
   const server = fork(new URL('../servers/fleet-task-server.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -53,13 +74,14 @@ async function run(target: Target, verify: boolean): Promise<Outcome> {
     const [{ port }] = (await once(server, 'message')) as [{ port: number }];
     const baseURL = `http://127.0.0.1:${port}`;
     const commandsBefore = target ? await target.commands() : 0;
+    const mastersBefore = await target?.perMaster?.();
     const resolvedAt = new Map<string, { at: number; by: number }>();
     let rejected = 0;
     let roundTrips = 0;
     const origins: string[] = [];
     const done: Promise<unknown>[] = [];
     for (let n = 0; n < INSTANCES; n++) {
-      const child = fork(new URL('../helpers/fleet-child.ts', import.meta.url), [baseURL, String(WAITS / INSTANCES), target?.url ?? 'none', String(verify)], {
+      const child = fork(new URL('../helpers/fleet-child.ts', import.meta.url), [baseURL, String(WAITS / INSTANCES), target?.url ?? 'none', String(verify), ...(target?.prefix ? [target.prefix] : [])], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       children.push(child);
@@ -90,10 +112,12 @@ async function run(target: Target, verify: boolean): Promise<Outcome> {
       return end && end.by !== d.to ? [Math.max(0, end.at - d.at)] : [];
     });
     const redisCommands = target ? (await target.commands()) - commandsBefore : undefined;
+    const mastersAfter = await target?.perMaster?.();
+    const spread = mastersBefore && mastersAfter ? busiest(mastersBefore, mastersAfter) : undefined;
     if (target && process.env.FLEET_COMMANDSTATS) console.error(await target.stats());
     for (const child of children) child.send('close');
     await Promise.all(children.map((child) => once(child, 'exit')));
-    return { queries: stats.queries, peak: stats.peakSliding, resolved: resolvedAt.size, rejected, crossLags, seconds, redisCommands, roundTrips };
+    return { queries: stats.queries, peak: stats.peakSliding, resolved: resolvedAt.size, rejected, crossLags, seconds, redisCommands, roundTrips, ...(spread ? { busiest: spread } : {}) };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill();
     server.disconnect();
@@ -133,7 +157,10 @@ export default async (): Promise<BenchTable> => {
     await redis.stop();
     await cluster.start();
     const clustered = await run(onCluster(cluster), false);
-    const runs = [shared, independent, verified, clustered];
+    await cluster.flush();
+    // The other layout, for comparison: a prefix with a hash tag of its own puts every key in one slot.
+    const oneSlot = await run(onCluster(cluster, '{bench}:'), false);
+    const runs = [shared, independent, verified, clustered, oneSlot];
     const ms = (n: number) => (Number.isFinite(n) ? (n >= 1_000 ? `${(n / 1000).toFixed(1)} s` : `${n.toFixed(0)} ms`) : 'n/a');
     const each = (cell: (o: Outcome) => string) => runs.map((o) => (o ? cell(o) : '—'));
     const lag = (o: Outcome) => `${ms(percentile(o.crossLags, 50))} / ${ms(percentile(o.crossLags, 99))}`;
@@ -141,7 +168,14 @@ export default async (): Promise<BenchTable> => {
     const redisFigure = (o: Outcome, n: number) => (o.redisCommands === undefined ? '—' : (n / WAITS).toFixed(1));
     return {
       title: `fleet: ${INSTANCES} processes, ${WAITS} waits, tasks ending within 5..60 s, each callback to a random instance`,
-      columns: ['measure', 'shared (one Redis), token-checked callbacks', `${INSTANCES} independent clients`, 'shared, verify: true (default)', 'shared on a Redis Cluster (3 + 3), token-checked'],
+      columns: [
+        'measure',
+        'shared (one Redis), token-checked callbacks',
+        `${INSTANCES} independent clients`,
+        'shared, verify: true (default)',
+        'shared on a Redis Cluster (3 + 3), token-checked',
+        'cluster, prefix `{bench}:` (all in one slot)',
+      ],
       rows: [
         ['task queries in all', ...each((o) => perWait(o.queries))],
         [
@@ -154,6 +188,7 @@ export default async (): Promise<BenchTable> => {
         ['time until all resolved', ...each((o) => `${o.seconds.toFixed(1)} s`)],
         ['Redis round trips per task (a script is one)', ...each((o) => redisFigure(o, o.roundTrips))],
         ['Redis commands executed per task (inside scripts too)', ...each((o) => redisFigure(o, o.redisCommands ?? 0))],
+        ['busiest master: its share of the commands / of the memory added', ...each((o) => o.busiest ?? '—')],
       ],
       notes: [
         'Targets: p99 of the cross-instance lag at most 100 ms on one Redis, 50 ms on a cluster; at most 30 Redis commands per task; the fleet never above its cap.',
