@@ -88,7 +88,7 @@ class RedisCoordination implements Coordination {
     const fire = (op: () => Promise<unknown>) => this.#outage.fire(op);
     const { instanceId } = this;
     const outage = this.#outage;
-    const liveness = (this.#liveness = new Liveness({ command, key: this.#keys.fleet('live'), instanceId, leaseMs: settings.leaseMs }));
+    const liveness = (this.#liveness = new Liveness({ command, key: this.#keys.shared('live'), instanceId, leaseMs: settings.leaseMs }));
     this.leases = new RedisLeases({
       command,
       fire,
@@ -102,7 +102,7 @@ class RedisCoordination implements Coordination {
     this.journal = new RedisJournal({
       command,
       replicated: (...args) => this.#replicated(...args),
-      key: (name) => this.#keys.fleet(name),
+      key: (name) => this.#keys.shared(name),
       outage,
       liveness,
       instanceId,
@@ -113,7 +113,7 @@ class RedisCoordination implements Coordination {
       fire,
       outage,
       instanceId,
-      channel: this.#keys.fleet('events'),
+      channel: this.#keys.shared('events'),
       resultKey: (taskId) => this.#keys.own(`result:${taskId}`),
       onReleased: (taskId) => this.leases.forget(taskId),
     });
@@ -133,7 +133,7 @@ class RedisCoordination implements Coordination {
    * sync, acknowledged once one has it (WAIT), so a failover right after does not lose it.
    */
   async #replicated(...args: (string | number)[]): Promise<number | undefined> {
-    const words = args.length > 0 ? args.map(String) : ['EXISTS', this.#keys.fleet('journal')];
+    const words = args.length > 0 ? args.map(String) : ['EXISTS', this.#keys.shared('journal')];
     const plain = async () => (args.length > 0 ? void (await this.#driver.command(words)) : undefined);
     if (!this.#driver.cluster || this.#liveness.replicas === 0) return plain();
     // WAIT holds the connection it is sent on, and every command behind it: one at a time. A
@@ -179,7 +179,7 @@ class RedisCoordination implements Coordination {
   }
 
   async #probe(): Promise<string | void> {
-    const fleetKey = this.#keys.fleet('live');
+    const fleetKey = this.#keys.shared('live');
     const probeKeys = this.#keys.own('probe:');
     const timeoutMs = this.#settings.commandTimeoutMs * 2;
     const probe = (driver: RedisDriver) =>
@@ -302,7 +302,7 @@ class RedisCoordination implements Coordination {
     let budget = this.#budgets.get(maxPerSecond);
     if (!budget) {
       const ports = { command: (...args: (string | number)[]) => this.#command(...args), fire: (op: () => Promise<unknown>) => this.#outage.fire(op) };
-      budget = new RedisPollBudget({ ...ports, outage: this.#outage, liveness: this.#liveness, instanceId: this.instanceId }, this.#keys.fleet('budget'), maxPerSecond);
+      budget = new RedisPollBudget({ ...ports, outage: this.#outage, liveness: this.#liveness, instanceId: this.instanceId }, this.#keys.shared('budget'), maxPerSecond);
       this.#budgets.set(maxPerSecond, budget);
     }
     return budget;

@@ -37,8 +37,8 @@ interface Stored extends JournalEntry {
 }
 
 /**
- * The journal of accepted submissions on Redis: a hash `{prefix}{fleet}:journal` (task id to
- * entry, the entry naming its owner) and its index by submission time `...:journal:at` (one
+ * The journal of accepted submissions on Redis: a hash `{prefix}{journal}` (task id to entry,
+ * the entry naming its owner) and its index by submission time `{prefix}{journal}:at` (one
  * slot), by which records drop the entries past the 24 h horizon, so the journal stays
  * bounded. Reads go a page at a time (HSCAN). On a cluster a record is acknowledged once a
  * replica has it too (`WAIT`), so a failover right after loses no acknowledged entry; one no

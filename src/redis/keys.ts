@@ -2,14 +2,14 @@
  * Where the coordination's state lives: its key layout, the same on one Redis and on a cluster
  * (one wire format for every instance, node-redis or ioredis, single node or cluster).
  *
- * Fleet-wide state that scripts read together (the journal and its index, the liveness of the
- * instances, the query budget) and the fleet's channel share one hash tag, `{fleet}`, after the
- * prefix: one slot, so each script's keys lie in one slot, and a master that dies under the
- * fleet's own keys is seen by the next heartbeat. Per-task state (leases, callback claims,
- * results) and the caches (uploads, durations, rate limits) are one key per command, each
- * where its own hash puts it: spread over the masters. A prefix with a hash tag of its own
- * (`{omnimedia}:`) puts every key in that one slot instead. See the README, "Running on a
- * Redis Cluster", for the measurements behind the choice.
+ * Each fleet-wide structure has a hash tag of its own after the prefix: the journal and its
+ * index `{journal}` (one slot: its scripts read both), the live set `{live}`, the query budget
+ * `{budget}`, the channel `{events}`; so every script's keys lie in one slot, and the fleet's
+ * load spreads over up to four masters. Per-task state (leases, callback claims, results) and
+ * the caches (uploads, durations, rate limits) are one key per command, each where its own
+ * hash puts it: spread over the masters. A prefix with a hash tag of its own (`{omnimedia}:`)
+ * puts every key in that one slot instead. See the README, "Running on a Redis Cluster", for
+ * the measurements behind the choice.
  */
 export class KeyLayout {
   readonly #prefix: string;
@@ -18,9 +18,9 @@ export class KeyLayout {
     this.#prefix = prefix;
   }
 
-  /** A fleet-wide key (or the channel): in the `{fleet}` slot. */
-  fleet(name: string): string {
-    return `${this.#prefix}{fleet}:${name}`;
+  /** A fleet-wide key (or the channel), in the slot of its structure's tag. */
+  shared(name: 'journal' | 'journal:at' | 'live' | 'budget' | 'events'): string {
+    return name === 'journal:at' ? `${this.#prefix}{journal}:at` : `${this.#prefix}{${name}}`;
   }
 
   /** A key of its own: `name` hashed as it is (a task's lease, a claim, a cached upload...). */

@@ -55,7 +55,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
   };
 
   /** Until `count` connections listen on the fleet's sharded channel (subscriptions are asynchronous). */
-  const subscribers = async (count: number, channel = 'c:{fleet}:events') => {
+  const subscribers = async (count: number, channel = 'c:{events}') => {
     const port = await cluster.masterOf(channel);
     await until(async () => Number((await cluster.cli(port, 'PUBSUB', 'SHARDNUMSUB', channel)).trim().split('\n')[1]) >= count, 10_000, `${count} subscribers`);
   };
@@ -71,11 +71,13 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     await cluster.stop();
   });
 
-  it('the layout: the fleet’s keys share one slot; tasks’ keys spread over the masters', async () => {
-    const fleet = ['c:{fleet}:journal', 'c:{fleet}:journal:at', 'c:{fleet}:live', 'c:{fleet}:budget', 'c:{fleet}:events'].map(keySlot);
-    expect(new Set(fleet).size).toBe(1);
-    const masters = new Set(await Promise.all(Array.from({ length: 30 }, (_, i) => cluster.masterOf(`c:lease:task_${i}`))));
-    expect(masters.size).toBe(3);
+  it('the layout: each fleet-wide structure in a slot of its own (the journal with its index), tasks’ keys spread; a tagged prefix puts all in one', async () => {
+    expect(keySlot('c:{journal}')).toBe(keySlot('c:{journal}:at'));
+    const shared = new Set(await Promise.all(['c:{journal}', 'c:{live}', 'c:{budget}', 'c:{events}'].map((key) => cluster.masterOf(key))));
+    expect(shared.size).toBe(3);
+    const tasks = new Set(await Promise.all(Array.from({ length: 30 }, (_, i) => cluster.masterOf(`c:lease:task_${i}`))));
+    expect(tasks.size).toBe(3);
+    expect(new Set(['{c}:{journal}', '{c}:{live}', '{c}:lease:task_1', '{c}:result:task_2'].map(keySlot)).size).toBe(1);
   });
 
   describe.each(['node-redis', 'ioredis', 'mixed'] as const)('%s', (kinds) => {
@@ -208,7 +210,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     const b = await without('ioredis');
     const heard: string[] = [];
     b.events.subscribe('task_1', (task) => heard.push(task.status));
-    const classic = async () => (await Promise.all(cluster.ports.map((port) => cluster.cli(port, 'PUBSUB', 'NUMSUB', 'c:{fleet}:events')))).reduce((n, out) => n + Number(out.trim().split('\n')[1] ?? 0), 0);
+    const classic = async () => (await Promise.all(cluster.ports.map((port) => cluster.cli(port, 'PUBSUB', 'NUMSUB', 'c:{events}')))).reduce((n, out) => n + Number(out.trim().split('\n')[1] ?? 0), 0);
     await until(async () => (await classic()) >= 2, 10_000, 'two classic subscribers');
     await sleep(200);
     a.events.publish({ task_id: 'task_1', status: 'completed' } as never);
@@ -221,12 +223,12 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     await subscribers(2);
     const heard: string[] = [];
     b.coordination.events.subscribe('task_1', (task) => heard.push(task.status));
-    const slot = keySlot('c:{fleet}:events');
-    const from = await cluster.masterOf('c:{fleet}:events');
+    const slot = keySlot('c:{events}');
+    const from = await cluster.masterOf('c:{events}');
     const to = (await cluster.masters()).find((m) => m.port !== from) as { port: number };
     for (let i = 0; i < 5; i++) await a.coordination.journal.record({ task_id: `task_${i}`, kind: 'image_generation', submitted_at: Date.now() });
     await cluster.moveSlot(slot, to.port);
-    expect(await cluster.masterOf('c:{fleet}:events')).toBe(to.port);
+    expect(await cluster.masterOf('c:{events}')).toBe(to.port);
     // The subscribers follow the slot (the clients, or the coordination's own ping that did not come back).
     await until(
       async () => {
@@ -248,7 +250,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     const b = await instance('ioredis');
     const c = await instance('node-redis', { staleMaps: true });
     await subscribers(3);
-    const master = await cluster.masterOf('c:{fleet}:journal');
+    const master = await cluster.masterOf('c:{journal}');
     const acknowledged: string[] = [];
     let recording = true;
     const recorder = (async () => {

@@ -134,7 +134,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('a fleet on a Redis Cluster (node-redis and 
     const [a, b] = await start([NR, IO]);
     const ids = await a!.submit(20, true);
     await b!.wait(ids);
-    const master = await cluster.masterOf('any:{fleet}:journal');
+    const master = await cluster.masterOf('any:{journal}');
     await cluster.kill(master);
     // A callback that comes while the cluster fails over is handled (per-process dedupe) and acknowledged.
     const [late] = await a!.submit(1);

@@ -96,7 +96,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
   /** Until `count` connections listen on the events channel (subscriptions are asynchronous). */
   const subscribers = async (count: number) => {
     for (let i = 0; i < 100; i++) {
-      const [, n] = (await raw.sendCommand(['PUBSUB', 'NUMSUB', 'test:{fleet}:events'])) as [string, number];
+      const [, n] = (await raw.sendCommand(['PUBSUB', 'NUMSUB', 'test:{events}'])) as [string, number];
       if (n >= count) return;
       await sleep(20);
     }
@@ -173,7 +173,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     const back = Date.now();
     while (!(await b.coordination.leases.hold('task_1'))) await sleep(20);
     expect(Date.now() - back).toBeLessThan(LEASE_MS);
-    expect(Number(await raw.zScore('test:{fleet}:live', a.coordination.instanceId))).toBeGreaterThan(Date.now());
+    expect(Number(await raw.zScore('test:{live}', a.coordination.instanceId))).toBeGreaterThan(Date.now());
   });
 
   it('a delivery claimed by an instance that died before onTask finished runs again on the next delivery; a finished one never does', async () => {
@@ -290,7 +290,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
   it('a budget asked for several queries at once grants them in one script, and never more than the cap in a second', async () => {
     const { coordination, redis } = await instance();
     const a = coordination.budget(5);
-    const sent = watchCommands(redis, (words) => words.includes('test:{fleet}:budget'));
+    const sent = watchCommands(redis, (words) => words.includes('test:{budget}'));
     const first = await a.take(Date.now(), 8);
     expect('release' in first).toBe(true);
     const rest = [a.take(Date.now(), 7), a.take(Date.now(), 6), a.take(Date.now(), 5), a.take(Date.now(), 4)];
@@ -401,7 +401,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     }
     // Entries past the horizon, as an older version (with no index) left them: pending() drops them.
     for (let i = 0; i < N; i += 500)
-      await raw.hSet('test:{fleet}:journal', Object.fromEntries(Array.from({ length: 500 }, (_, j) => [`old_${i + j}`, JSON.stringify({ task_id: `old_${i + j}`, kind: 'image_generation', submitted_at: now - DAY - 60_000, owner: 'gone' })])));
+      await raw.hSet('test:{journal}', Object.fromEntries(Array.from({ length: 500 }, (_, j) => [`old_${i + j}`, JSON.stringify({ task_id: `old_${i + j}`, kind: 'image_generation', submitted_at: now - DAY - 60_000, owner: 'gone' })])));
     await dead.coordination.close();
     await sleep(LEASE_MS + 100);
 
@@ -423,7 +423,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(commands).not.toContain('HGETALL');
     expect(commands).toContain('HSCAN');
     expect(Math.max(...replies)).toBeLessThanOrEqual(1_200); // a page of about 500 fields and their values, never the whole journal
-    expect(await raw.hLen('test:{fleet}:journal')).toBe(2 * N); // the old ones were dropped
+    expect(await raw.hLen('test:{journal}')).toBe(2 * N); // the old ones were dropped
   }, 60_000);
 
   it('the journal stays bounded: one record in 16 drops the entries past the 24 h horizon', async () => {
@@ -432,8 +432,8 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     for (let i = 0; i < 150; i++) await a.coordination.journal.record({ task_id: `old_${i}`, kind: 'image_generation', submitted_at: old });
     const fresh = Array.from({ length: 16 }, (_, i) => `new_${i}`);
     for (const task_id of fresh) await a.coordination.journal.record({ task_id, kind: 'image_generation', submitted_at: Date.now() });
-    expect((await raw.hKeys('test:{fleet}:journal')).sort()).toEqual(fresh.sort());
-    expect(await raw.zCard('test:{fleet}:journal:at')).toBe(16);
+    expect((await raw.hKeys('test:{journal}')).sort()).toEqual(fresh.sort());
+    expect(await raw.zCard('test:{journal}:at')).toBe(16);
   });
 
   it('journal writes made while Redis cannot be reached are sent when it is back: a crash after that loses no task', async () => {
@@ -457,7 +457,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
 
   it('values under the prefix that it did not write are misses: no thrown SyntaxError, no outage', async () => {
     const a = await instance();
-    await raw.hSet('test:{fleet}:journal', { junk: 'not json', also: '[1,2]', task_x: '{"task_id":"task_x"}' });
+    await raw.hSet('test:{journal}', { junk: 'not json', also: '[1,2]', task_x: '{"task_id":"task_x"}' });
     await raw.set('test:result:task_1', '{oops');
     await raw.set('test:upload:sha:abc', '"just a string"');
     expect(await a.coordination.journal.pending()).toEqual([]);
