@@ -39,7 +39,7 @@ async function underAppSpan(name: string, work: () => PromiseLike<unknown>): Pro
   return { spans, app: span(spans, name) };
 }
 
-/** Every span is in the app span's trace, and the SDK's requests each hang below a call of the SDK. */
+/** Every span recorded is in the trace of the app's span: none started a trace of its own. */
 function expectOneTrace(spans: ReadableSpan[], app: ReadableSpan) {
   for (const s of spans) expect(s.spanContext().traceId, `${s.name} in another trace:\n${tree(spans)}`).toBe(app.spanContext().traceId);
 }
