@@ -5,7 +5,8 @@
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
 #   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
-#   @types/node), and omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types).
+#   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
+#   class per error whichever entry threw it (ESM, CJS).
 # Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
@@ -91,6 +92,10 @@ step "Node $("$NODE" --version): omnimedia/otel, ESM and CJS"
 (cd "$APP" && "$NODE" flows/otel.mjs && "$NODE" flows/otel.cjs)
 pass; pass
 
+step "one class per error across the entries (tasks, redis, otel, proxy, ai-sdk): ESM and CJS"
+(cd "$APP" && "$NODE" flows/identity.mjs && "$NODE" flows/identity.cjs)
+pass; pass
+
 step "omnimedia/ai-sdk with ai@$AI_VERSION: ESM and CJS"
 (cd "$APP" && "$NODE" flows/ai-sdk.mjs && "$NODE" flows/ai-sdk.cjs)
 pass; pass
@@ -102,7 +107,7 @@ if [ "$matrix" = 1 ]; then
     pass
   done
   step "Node $NODE_OLDEST: require() without require(esm)"
-  (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs')
+  (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs && node flows/identity.cjs')
   pass
 fi
 
