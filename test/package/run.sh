@@ -95,6 +95,11 @@ pass; pass
 step "one class per error across the entries (tasks, redis, otel, proxy, ai-sdk): ESM and CJS"
 (cd "$APP" && "$NODE" flows/identity.mjs && "$NODE" flows/identity.cjs)
 pass; pass
+# The same, bundled as a page's bundler does (the `browser` condition: omnimedia and
+# omnimedia/tasks from the browser build, the other entries from the ESM build), run by Node.
+(cd "$APP" && "$ROOT/node_modules/.bin/esbuild" flows/identity.mjs --bundle --platform=browser --format=esm \
+  --outfile="$APP/identity.browser.mjs" --log-level=warning && "$NODE" identity.browser.mjs)
+pass
 
 step "omnimedia/ai-sdk with ai@$AI_VERSION: ESM and CJS"
 (cd "$APP" && "$NODE" flows/ai-sdk.mjs && "$NODE" flows/ai-sdk.cjs)
