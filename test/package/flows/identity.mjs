@@ -8,4 +8,4 @@ import * as tasks from 'omnimedia/tasks';
 import { checkIdentity } from './identity-flow.mjs';
 
 const baseURL = globalThis.process?.argv?.[2] ?? globalThis.process?.env?.OMNIMEDIA_BASE_URL;
-console.log(await checkIdentity({ omnimedia, tasks, redis, otel, proxy, aiSdk }, baseURL, `node ${process.version} ${import.meta.url.endsWith(".browser.mjs") ? "browser-condition bundle" : "esm"}`));
+console.log(await checkIdentity({ omnimedia, tasks, redis, otel, proxy, aiSdk }, baseURL, `node ${process.version} ${import.meta.url.endsWith('.browser.mjs') ? 'browser-condition bundle' : 'esm'}`));
