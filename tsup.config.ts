@@ -19,6 +19,24 @@ const browserTwins: Plugin = {
   },
 };
 
+/**
+ * tsup's CommonJS output is not split into chunks: every entry would carry its own copy of
+ * errors.ts, and a `ValidationError` thrown by `require('omnimedia/redis')` would not be
+ * `instanceof require('omnimedia').ValidationError`. So the CommonJS build of every entry but
+ * the main one takes the error classes from the main one, by the package's own name (its
+ * self-reference; the ESM builds share them through a chunk). test/package/flows/identity-flow.mjs
+ * checks it on the tarball. No byte moves in the ESM and browser builds.
+ */
+const ERRORS = resolve('src/errors.ts');
+const errorsFromMainEntry: Plugin = {
+  name: 'errors-from-main-entry',
+  setup(build) {
+    build.onResolve({ filter: /\/errors\.ts$/ }, (args) =>
+      resolve(dirname(args.importer), args.path) === ERRORS ? { path: 'omnimedia', external: true, sideEffects: false } : undefined,
+    );
+  },
+};
+
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
@@ -53,12 +71,21 @@ export default defineConfig([
   { ...shared, format: 'esm', clean: true, noExternal: ['@hono/node-server', 'hono'] },
   {
     ...shared,
+    entry: { index: 'src/index.ts' },
     format: 'cjs',
-    noExternal: ['@hono/node-server', 'hono'],
     // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
     // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
     // module, loaded at the first validation, as in the ESM build.
     treeshake: false,
+  },
+  {
+    // The other entries' CommonJS builds: their errors are the main entry's (see errorsFromMainEntry).
+    ...shared,
+    entry: Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index')),
+    format: 'cjs',
+    noExternal: ['@hono/node-server', 'hono'],
+    treeshake: false,
+    esbuildPlugins: [errorsFromMainEntry],
   },
   {
     // What a page's bundler picks (the `browser` condition): the same entries with the browser
