@@ -73,6 +73,8 @@ export default defineConfig([
     ...shared,
     entry: { index: 'src/index.ts' },
     format: 'cjs',
+    // The CommonJS declarations of every entry come from one build (below), as one set.
+    dts: false,
     // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
     // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
     // module, loaded at the first validation, as in the ESM build.
@@ -83,9 +85,16 @@ export default defineConfig([
     ...shared,
     entry: Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index')),
     format: 'cjs',
+    dts: false,
     noExternal: ['@hono/node-server', 'hono'],
     treeshake: false,
     esbuildPlugins: [errorsFromMainEntry],
+  },
+  {
+    // The CommonJS declarations (.d.cts) of every entry, in one build: shared types in shared files.
+    ...shared,
+    format: 'cjs',
+    dts: { only: true, compilerOptions: { stripInternal: true } },
   },
   {
     // What a page's bundler picks (the `browser` condition): the same entries with the browser
