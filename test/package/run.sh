@@ -185,7 +185,7 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/tasks-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/run.mjs" "$WORK/tasks-page.js" "$MOCK_URL" --tasks
   pass
-  step "Chromium: the whole client behind omnimedia/proxy, the key on the server"
+  step "Chromium: the whole client and the AI SDK provider behind omnimedia/proxy, the key on the server"
   # Split into chunks, as a page's bundler does (Vite, Rollup, webpack): one esbuild file of
   # omnimedia and `ai` together does not load (see the README, "Runtimes": an esbuild bug).
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/proxy-page.mjs --bundle --platform=browser --format=esm \
