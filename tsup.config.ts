@@ -9,7 +9,7 @@ import { defineConfig, type Options } from 'tsup';
  * paths, streamed upload bodies, Node download targets, the Node request adapter) out of a
  * page's bundle. Measured: -1.2 KiB gzip of the whole client.
  */
-const browserTwins: Plugin = {
+export const browserTwins: Plugin = {
   name: 'browser-twins',
   setup(build) {
     build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => {
