@@ -16,12 +16,12 @@ import { objectSchema } from './rule-schema.ts';
  */
 export const ImageGenerateParamsSchema: z.ZodMiniObject<
   {
-    model: z.ZodMiniType<string>;
-    prompt: z.ZodMiniType<string>;
-    size: z.ZodMiniOptional<z.ZodMiniType<string>>;
-    n: z.ZodMiniOptional<z.ZodMiniType<number>>;
-    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality>>;
-    callback_url: z.ZodMiniOptional<z.ZodMiniType<string>>;
+    model: z.ZodMiniType<string, string>;
+    prompt: z.ZodMiniType<string, string>;
+    size: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    n: z.ZodMiniOptional<z.ZodMiniType<number, number>>;
+    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality, ImageQuality>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
   },
   z.core.$loose
 > = objectSchema(IMAGE_GENERATE_RULE);
@@ -38,14 +38,14 @@ export const ImageGenerateParamsSchema: z.ZodMiniObject<
  */
 export const ImageEditBodySchema: z.ZodMiniObject<
   {
-    model: z.ZodMiniType<string>;
-    prompt: z.ZodMiniType<string>;
-    image: z.ZodMiniType<string | string[]>;
-    mask: z.ZodMiniOptional<z.ZodMiniType<string>>;
-    size: z.ZodMiniOptional<z.ZodMiniType<string>>;
-    n: z.ZodMiniOptional<z.ZodMiniType<number>>;
-    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality>>;
-    callback_url: z.ZodMiniOptional<z.ZodMiniType<string>>;
+    model: z.ZodMiniType<string, string>;
+    prompt: z.ZodMiniType<string, string>;
+    image: z.ZodMiniType<string | string[], string | string[]>;
+    mask: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    size: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    n: z.ZodMiniOptional<z.ZodMiniType<number, number>>;
+    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality, ImageQuality>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
   },
   z.core.$loose
 > = objectSchema(IMAGE_EDIT_RULE);

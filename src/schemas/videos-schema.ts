@@ -15,8 +15,8 @@ import type { AspectRatio, VideoContentPart, VideoMessage, VideoResolution, Vide
  */
 export const VideoMessageSchema: z.ZodMiniObject<
   {
-    role: z.ZodMiniType<VideoMessage['role']>;
-    content: z.ZodMiniType<string | VideoContentPart[]>;
+    role: z.ZodMiniType<VideoMessage['role'], VideoMessage['role']>;
+    content: z.ZodMiniType<string | VideoContentPart[], string | VideoContentPart[]>;
   },
   z.core.$loose
 > = objectSchema(VIDEO_MESSAGE_RULE);
@@ -35,12 +35,12 @@ export const VideoMessageSchema: z.ZodMiniObject<
  */
 export const VideoGenerateBodySchema: z.ZodMiniObject<
   {
-    model: z.ZodMiniType<string>;
-    messages: z.ZodMiniType<VideoMessage[]>;
+    model: z.ZodMiniType<string, string>;
+    messages: z.ZodMiniType<VideoMessage[], VideoMessage[]>;
     seconds: z.ZodMiniOptional<z.ZodMiniType<Exclude<VideoSeconds, number>, VideoSeconds>>;
-    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio>>;
-    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution>>;
-    callback_url: z.ZodMiniOptional<z.ZodMiniType<string>>;
+    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio, AspectRatio>>;
+    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution, VideoResolution>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
   },
   z.core.$loose
 > = objectSchema(VIDEO_GENERATE_RULE);
@@ -57,13 +57,13 @@ export const VideoGenerateBodySchema: z.ZodMiniObject<
  */
 export const VideoEditBodySchema: z.ZodMiniObject<
   {
-    model: z.ZodMiniType<string>;
-    messages: z.ZodMiniType<VideoMessage[]>;
-    input_video: z.ZodMiniType<{ upload_id: string }>;
-    seconds: z.ZodMiniOptional<z.ZodMiniType<never>>;
-    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio>>;
-    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution>>;
-    callback_url: z.ZodMiniOptional<z.ZodMiniType<string>>;
+    model: z.ZodMiniType<string, string>;
+    messages: z.ZodMiniType<VideoMessage[], VideoMessage[]>;
+    input_video: z.ZodMiniType<{ upload_id: string }, { upload_id: string }>;
+    seconds: z.ZodMiniOptional<z.ZodMiniType<never, never>>;
+    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio, AspectRatio>>;
+    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution, VideoResolution>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
   },
   z.core.$loose
 > = objectSchema(VIDEO_EDIT_RULE);

@@ -1,8 +1,8 @@
 // The request rules: the issues (path and message) the client reports before any request, and
 // the same issues from the zod schemas of omnimedia/schemas, which are built from the same rules.
 import * as z from 'zod/mini';
-import { describe, expect, it } from 'vitest';
-import { ValidationError, type ValidationIssue } from 'omnimedia';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { ValidationError, type ImageQuality, type ValidationIssue, type VideoMessage, type VideoSeconds } from 'omnimedia';
 import { ImageEditBodySchema, ImageGenerateParamsSchema, VideoEditBodySchema, VideoGenerateBodySchema, VideoMessageSchema } from 'omnimedia/schemas';
 import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../../src/schemas/image-rules.ts';
 import type { Rule } from '../../src/schemas/rules.ts';
@@ -182,5 +182,14 @@ describe('omnimedia/schemas: zod objects, as before', () => {
     expect(z.safeParse(Extended, { model: 'm', prompt: 'p' }).success).toBe(false);
     expect(z.parse(Extended, { model: 'm', prompt: 'p', user: 'u' })).toEqual({ model: 'm', prompt: 'p', user: 'u' });
     expect(Object.keys(VideoEditBodySchema._zod.def.shape)).toEqual(['model', 'messages', 'input_video', 'seconds', 'aspect_ratio', 'resolution', 'callback_url']);
+  });
+
+  it('types: what a schema takes and what it gives, field by field', () => {
+    type Generate = typeof VideoGenerateBodySchema;
+    expectTypeOf<z.input<Generate>['seconds']>().toEqualTypeOf<VideoSeconds | undefined>();
+    expectTypeOf<z.output<Generate>['seconds']>().toEqualTypeOf<'4' | '6' | '8' | '10' | undefined>();
+    expectTypeOf<z.output<Generate>['messages']>().toEqualTypeOf<VideoMessage[]>();
+    expectTypeOf<z.output<typeof ImageGenerateParamsSchema>['quality']>().toEqualTypeOf<ImageQuality | undefined>();
+    expectTypeOf<z.input<typeof ImageEditBodySchema>['image']>().toEqualTypeOf<string | string[]>();
   });
 });
