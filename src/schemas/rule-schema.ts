@@ -8,7 +8,7 @@ import { mustBe, type ObjectRule, type OptionalRule, type Rule, type RuleIssue, 
  */
 
 /** The zod schema of one rule: its issues (paths from the value down), its value as the output. */
-export function ruleSchema<T, I>(rule: Rule<T, I>): z.ZodMiniType<T, I> {
+function ruleSchema<T, I>(rule: Rule<T, I>): z.ZodMiniType<T, I> {
   return z.transform((input: unknown, ctx) => {
     const issues: RuleIssue[] = [];
     const sent = rule(input, issues, []);

@@ -43,6 +43,7 @@ export interface ObjectRule<S extends Shape = Shape> extends Rule<ShapeOutput<S>
   readonly what: string;
 }
 
+/** A JSON object: not `null`, not a list. */
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
