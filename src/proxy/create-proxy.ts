@@ -8,7 +8,10 @@
 import { OmniMediaError, ValidationError } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { readEnv } from '../internal/runtime.ts';
-import { loadValidation } from '../validation/load.ts';
+import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
+import type { Rule } from '../schemas/rules.ts';
+import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE } from '../schemas/video-rules.ts';
+import { parseInput } from '../validation/parse.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
 import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings } from './options.ts';
@@ -58,12 +61,12 @@ export interface OmniMediaProxy {
   nodeHandler: (req: NodeProxyRequest, res: NodeProxyResponse, next?: (error?: unknown) => void) => void;
 }
 
-const SCHEMA = {
-  image_generation: 'ImageGenerateParamsSchema',
-  image_edit: 'ImageEditBodySchema',
-  video_generation: 'VideoGenerateBodySchema',
-  video_edit: 'VideoEditBodySchema',
-} as const;
+const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'video_edit', Rule<Record<string, unknown>, unknown>> = {
+  image_generation: IMAGE_GENERATE_RULE,
+  image_edit: IMAGE_EDIT_RULE,
+  video_generation: VIDEO_GENERATE_RULE,
+  video_edit: VIDEO_EDIT_RULE,
+};
 
 const message = (error: unknown) => String((error as Error)?.message ?? error);
 
@@ -131,10 +134,9 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProxyRefusal(400, 'invalid_request', 'the body must be a JSON object');
   // The service must not POST to an address a visitor chose.
   const { callback_url: _dropped, ...params } = body as Record<string, unknown>;
-  const v = await loadValidation();
   let checked: Record<string, unknown>;
   try {
-    checked = v.parseInput(v[SCHEMA[route.operation as keyof typeof SCHEMA]], params, `${route.operation} body`) as Record<string, unknown>;
+    checked = parseInput(RULE[route.operation as keyof typeof RULE], params, `${route.operation} body`);
   } catch (error) {
     if (error instanceof ValidationError) throw new ProxyRefusal(400, 'invalid_request', error.message, { issues: error.issues });
     throw error;
