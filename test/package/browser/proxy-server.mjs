@@ -1,12 +1,10 @@
 // A browser app's server, from the INSTALLED tarball: `omnimedia/proxy` mounted on node:http at
 // /api/omnimedia (nodeHandler), in front of a mock service that accepts only the proxy's key,
-// a /login that sets an HttpOnly session cookie, and the page (the bundle given as argv[2], and
-// the chunks beside it).
+// a /login that sets an HttpOnly session cookie, and the page (the bundle given as argv[2]).
 // Prints `APP_URL=<url>` and `KEY=<key>` once listening; closes on SIGTERM. Run from the
 // consumer project (run.sh does).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { createServer } from 'node:http';
 import { createProxy } from 'omnimedia/proxy';
 import { startMockServer } from 'omnimedia/testing';
@@ -14,7 +12,6 @@ import { startMockServer } from 'omnimedia/testing';
 const KEY = `sk-chromium/${randomBytes(12).toString('hex')}`;
 const SESSION = randomBytes(12).toString('hex');
 const bundle = await readFile(process.argv[2], 'utf8');
-const bundleDir = dirname(process.argv[2]);
 const mock = await startMockServer({ apiKeys: [KEY], durations: { pending: 50, image: 300, imageEdit: 300, video: 500, videoEdit: 500 } });
 
 const proxy = createProxy({
@@ -31,11 +28,6 @@ const server = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
   } else if (req.url === '/' || req.url === '/index.html') {
     res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/bundle.js"></script>');
-  } else if (/^\/[\w-]+\.js$/.test(req.url ?? '')) {
-    readFile(join(bundleDir, basename(req.url))).then(
-      (chunk) => res.writeHead(200, { 'content-type': 'text/javascript' }).end(chunk),
-      () => res.writeHead(404).end(),
-    );
   } else if (req.url === '/favicon.ico') res.writeHead(204).end();
   else proxy.nodeHandler(req, res);
 });
