@@ -75,10 +75,7 @@ export default defineConfig([
     format: 'cjs',
     // The CommonJS declarations of every entry come from one build (below), as one set.
     dts: false,
-    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
-    // load node:http, node:http2 and node:stream at require('omnimedia/testing'); esbuild's own
-    // output keeps them inside the mock's server module, loaded when a server starts, as in the
-    // ESM build. (It once kept zod out of require('omnimedia'); the client no longer uses zod.)
+    // esbuild's own tree shaking, as for the other entries below.
     treeshake: false,
   },
   {
@@ -88,6 +85,10 @@ export default defineConfig([
     format: 'cjs',
     dts: false,
     noExternal: ['@hono/node-server', 'hono'],
+    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
+    // load node:http, node:http2 and node:stream at require('omnimedia/testing'); esbuild's own
+    // output keeps them inside the mock's server module, loaded when a server starts, as in the
+    // ESM build. (It once kept zod out of require('omnimedia'); the client no longer uses zod.)
     treeshake: false,
     esbuildPlugins: [errorsFromMainEntry],
   },
