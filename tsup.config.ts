@@ -20,12 +20,14 @@ export const browserTwins: Plugin = {
 };
 
 /**
- * tsup's CommonJS output is not split into chunks: every entry would carry its own copy of
- * errors.ts, and a `ValidationError` thrown by `require('omnimedia/redis')` would not be
- * `instanceof require('omnimedia').ValidationError`. So the CommonJS build of every entry but
- * the main one takes the error classes from the main one, by the package's own name (its
- * self-reference; the ESM builds share them through a chunk). test/package/flows/identity-flow.mjs
- * checks it on the tarball. No byte moves in the ESM and browser builds.
+ * One set of error classes, whichever entry threw: every entry but the main one takes them from
+ * the main one, by the package's own name (its self-reference), in both module formats. Without
+ * it, tsup's CommonJS output (not split into chunks) gave each entry its own copy of errors.ts,
+ * and a page's bundler (the `browser` condition) took `omnimedia` from the browser build but
+ * `omnimedia/otel`, `/proxy` and `/redis` from the ESM build, whose errors chunk is another
+ * file: a `ValidationError` they threw was not `instanceof` the app's. The browser build
+ * (`omnimedia` and `omnimedia/tasks`) shares them through a chunk. test/package/flows/identity-flow.mjs
+ * checks all three on the tarball. No byte moves in the browser build.
  */
 const ERRORS = resolve('src/errors.ts');
 const errorsFromMainEntry: Plugin = {
@@ -65,23 +67,36 @@ const shared: Options = {
   treeshake: true,
 };
 
+/** The entries but the main one. */
+const others = Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index'));
+
 export default defineConfig([
-  // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
-  // testing entries, so users of omnimedia/testing install nothing more.
-  { ...shared, format: 'esm', clean: true, noExternal: ['@hono/node-server', 'hono'] },
+  // Each module format in two builds (the main entry; the others, whose errors are the main
+  // entry's: see errorsFromMainEntry) and the declarations of every entry in one more, so that
+  // shared types stay in shared files.
+  { ...shared, entry: { index: 'src/index.ts' }, format: 'esm', clean: true, dts: false },
+  {
+    ...shared,
+    entry: others,
+    format: 'esm',
+    dts: false,
+    // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
+    // testing entries, so users of omnimedia/testing install nothing more.
+    noExternal: ['@hono/node-server', 'hono'],
+    esbuildPlugins: [errorsFromMainEntry],
+  },
+  { ...shared, format: 'esm', dts: { only: true, compilerOptions: { stripInternal: true } } },
   {
     ...shared,
     entry: { index: 'src/index.ts' },
     format: 'cjs',
-    // The CommonJS declarations of every entry come from one build (below), as one set.
     dts: false,
     // esbuild's own tree shaking, as for the other entries below.
     treeshake: false,
   },
   {
-    // The other entries' CommonJS builds: their errors are the main entry's (see errorsFromMainEntry).
     ...shared,
-    entry: Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index')),
+    entry: others,
     format: 'cjs',
     dts: false,
     noExternal: ['@hono/node-server', 'hono'],
@@ -92,12 +107,7 @@ export default defineConfig([
     treeshake: false,
     esbuildPlugins: [errorsFromMainEntry],
   },
-  {
-    // The CommonJS declarations (.d.cts) of every entry, in one build: shared types in shared files.
-    ...shared,
-    format: 'cjs',
-    dts: { only: true, compilerOptions: { stripInternal: true } },
-  },
+  { ...shared, format: 'cjs', dts: { only: true, compilerOptions: { stripInternal: true } } },
   {
     // What a page's bundler picks (the `browser` condition): the same entries with the browser
     // twins; the types are the ESM build's.
