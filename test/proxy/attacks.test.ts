@@ -1,0 +1,63 @@
+// An attacker's second pass over the proxy's promises (after relay, key, checks and uploads):
+// what those batteries did not try. Each block names the promise; each attack runs against the
+// proxy on a real node:http server (nodeHandler, and handler through @hono/node-server) in front
+// of recording upstreams on loopback, over raw sockets where a client library would tidy the
+// request up first.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mediaBytes } from '../helpers/media-bytes.ts';
+import { KEY, SESSION, rawPost, rawRequest, startProxy, startRecorder, type Mode, type RunningProxy } from './helpers.ts';
+
+const TASK = JSON.stringify({ task_id: 'task_1', status: 'pending', model: 'm', created_at: 1 });
+const ok = (_request: unknown, res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(TASK);
+
+describe.each(['node', 'fetch'] as Mode[])('not a relay, second pass (%s handler)', (mode) => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    upstream = await startRecorder(ok);
+    proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'] }, mode);
+  });
+  afterEach(() => void (upstream.requests.length = 0));
+  afterAll(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+
+  const send = (method: string, target: string, extra: string[] = []) =>
+    rawRequest(proxy.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\n${extra.map((h) => `${h}\r\n`).join('')}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+
+  // The endpoint table is an object literal: a lookup by the path found its prototype's members.
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'a path named after an object\u2019s built-in member (%s) is no endpoint: 404 for every method, no preflight, no hook failure',
+    async (name) => {
+      const target = `/api/omnimedia/${name}`;
+      for (const method of ['POST', 'GET']) {
+        const answer = await send(method, target);
+        expect(answer.status, `${method} ${answer.body}`).toBe(404);
+      }
+      const preflight = await send('OPTIONS', target, ['Origin: https://app.example.com', 'Access-Control-Request-Method: POST']);
+      expect(preflight.status).toBe(404);
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      expect(upstream.requests).toEqual([]);
+      expect(proxy.logs.filter((line) => line.startsWith('error'))).toEqual([]);
+    },
+  );
+
+  // A compatibility form of '/', '\' or '.' reads as that character once a server normalises
+  // Unicode (NFKC, or a "best fit" mapping to ASCII): refused, as the ASCII ones are.
+  it.each(['%EF%BC%8F', 'a%EF%BC%8Fb', '%EF%BC%BC', '%EF%BC%8E%EF%BC%8E', '%EF%BC%8E', '%E2%80%A5', '%EF%BC%85', 'a%EF%BC%9Fb', 'a%EF%BC%83b'])(
+    'a task id holding a Unicode look-alike of a slash, backslash, dot, %, ? or # (%s) is a 400, nothing forwarded',
+    async (id) => {
+      const answer = await send('GET', `/api/omnimedia/v1/tasks/${id}`);
+      expect(answer.status, answer.body).toBe(400);
+      expect(JSON.parse(answer.body).error.code).toBe('invalid_task_id');
+      expect(upstream.requests).toEqual([]);
+    },
+  );
+
+  it('a task id of other Unicode still goes, re-encoded as one path segment', async () => {
+    const answer = await send('GET', '/api/omnimedia/v1/tasks/t%C3%A2che-%E4%BB%BB%E5%8A%A1');
+    expect(answer.status, answer.body).toBe(200);
+    expect(upstream.requests.map((r) => r.target)).toEqual(['/v1/tasks/t%C3%A2che-%E4%BB%BB%E5%8A%A1']);
+  });
+});
