@@ -65,6 +65,9 @@ const SCHEMA = {
   video_edit: 'VideoEditBodySchema',
 } as const;
 
+/** A key a service could read as `callback_url` (after NFKC and lower-casing). */
+const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
+
 const message = (error: unknown) => String((error as Error)?.message ?? error);
 
 /** `authorize`, run first: an identity, or the refusal (401 none, 403 `ProxyDenied`, 500 a failure). */
@@ -129,8 +132,10 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
   }
   const body = await readJson(read, contentLength(request.headers.get('content-length')));
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProxyRefusal(400, 'invalid_request', 'the body must be a JSON object');
-  // The service must not POST to an address a visitor chose.
-  const { callback_url: _dropped, ...params } = body as Record<string, unknown>;
+  // The service must not POST to an address a visitor chose, under any spelling it may read as
+  // callback_url: many JSON readers match keys case-insensitively (Go's, folding U+212A to k;
+  // ASP.NET Core's), others take a camelCase alias.
+  const params = Object.fromEntries(Object.entries(body).filter(([key]) => !CALLBACK_KEY.test(key.normalize('NFKC').toLowerCase())));
   const v = await loadValidation();
   let checked: Record<string, unknown>;
   try {

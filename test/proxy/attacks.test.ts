@@ -133,3 +133,41 @@ describe.each(['node', 'fetch'] as Mode[])('uploads stream, second pass (%s hand
     }
   });
 });
+
+describe.each(['node', 'fetch'] as Mode[])('a page-sent callback_url never reaches the service, however it is spelled (%s handler)', (mode) => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    upstream = await startRecorder(ok);
+  });
+  afterEach(() => void (upstream.requests.length = 0));
+  afterAll(() => upstream.close());
+
+  // Services read JSON keys case-insensitively more often than not: Go's encoding/json (which
+  // folds the Kelvin sign \u212a to k as well), ASP.NET Core's System.Text.Json web defaults;
+  // others accept a camelCase alias. Any of these spellings is the callback address there.
+  const SPELLINGS = ['CALLBACK_URL', 'Callback_Url', 'callback_URL', 'callbac\u212a_url', 'callbackUrl', 'callbackURL', 'callback-url', 'CallbackUrl'];
+  const readAsCallback = (key: string) => key.toLowerCase().replace(/[-_]/g, '') === 'callbackurl';
+
+  it.each([
+    ['without callbackURL', undefined],
+    ['with callbackURL', 'https://app.example.com/hooks/omnimedia'],
+  ])('%s: no key a service could read as callback_url but the app\u2019s own', async (_name, callbackURL) => {
+    const proxy = await startProxy({ upstream: upstream.url, ...(callbackURL ? { callbackURL } : {}) }, mode);
+    try {
+      for (const key of SPELLINGS) {
+        const body = `{"model":"m","prompt":"p",${JSON.stringify(key)}:"http://169.254.169.254/${encodeURIComponent(key)}"}`;
+        const answer = await rawPost(proxy.port, '/api/omnimedia/v1/images/generations', body);
+        expect(answer.status, answer.body).toBe(200);
+      }
+      expect(upstream.requests).toHaveLength(SPELLINGS.length);
+      for (const request of upstream.requests) {
+        const sent = JSON.parse(request.body.toString()) as Record<string, unknown>;
+        const callbacks = Object.entries(sent).filter(([key]) => readAsCallback(key));
+        expect(callbacks).toEqual(callbackURL ? [['callback_url', callbackURL]] : []);
+        expect(request.body.toString()).not.toContain('169.254');
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
