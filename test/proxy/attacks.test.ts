@@ -171,3 +171,51 @@ describe.each(['node', 'fetch'] as Mode[])('a page-sent callback_url never reach
     }
   });
 });
+
+describe.each(['node', 'fetch'] as Mode[])('the key stays on the server, encoded (%s handler)', (mode) => {
+  // The key inside any base64 text holds one of three runs of characters (by where its first
+  // byte falls in a 3-byte group), in the standard or the URL-safe alphabet.
+  const base64Runs = [0, 1, 2].flatMap((offset) => {
+    const bytes = Buffer.from(KEY).subarray(offset);
+    const run = bytes.subarray(0, bytes.length - (bytes.length % 3)).toString('base64');
+    return [run, run.replaceAll('+', '-').replaceAll('/', '_')];
+  });
+  const percent = encodeURIComponent(KEY);
+  const FORMS = [KEY, percent, percent.toLowerCase(), ...base64Runs];
+  const found = (text: string) => FORMS.filter((form) => text.includes(form));
+
+  let status = 200;
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  let proxy: RunningProxy;
+  beforeAll(async () => {
+    upstream = await startRecorder((request, res) => {
+      const auth = String(request.headers.authorization);
+      const encodings = [
+        encodeURIComponent(auth),
+        encodeURIComponent(auth).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+        Buffer.from(auth).toString('base64'),
+        Buffer.from(`x${KEY}`).toString('base64'),
+        Buffer.from(`:${KEY}`).toString('base64url'),
+      ];
+      res.setHeader('x-request-id', encodings[2]!);
+      res.setHeader('request-id', encodings[4]!);
+      res.setHeader('retry-after', encodings[0]!);
+      res.setHeader('retry-after-ms', encodings[3]!);
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ task_id: 'task_1', status: 'pending', error: { message: `rejected: ${encodings.join(' ')}` }, echoed: encodings }));
+    });
+    proxy = await startProxy({ upstream: upstream.url }, mode);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+
+  it.each([200, 401, 500])('upstream answers %i with the Authorization header URL-encoded and in base64: none of it reaches the page', async (code) => {
+    status = code;
+    const answer = await rawPost(proxy.port, '/api/omnimedia/v1/images/generations', JSON.stringify({ model: 'm', prompt: 'p' }));
+    expect(answer.status).toBe(code);
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(found(answer.raw), answer.raw).toEqual([]);
+    expect(JSON.parse(answer.body)).toMatchObject({ task_id: 'task_1' });
+  });
+});
