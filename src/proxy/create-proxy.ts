@@ -11,7 +11,7 @@ import { readEnv } from '../internal/runtime.ts';
 import { loadValidation } from '../validation/load.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
-import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings } from './options.ts';
+import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission } from './options.ts';
 import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
 import { pageBody, readJson } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
@@ -121,6 +121,30 @@ async function allow(settings: ProxySettings, request: Request, identity: ProxyI
   if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
 }
 
+/** ms the page's answer waits at most for `onSubmitted` (less when `timeout` is less). */
+const MAX_ON_SUBMITTED_WAIT_MS = 5_000;
+
+/**
+ * `onSubmitted`, once per accepted submission, before the page gets its task: but a hook that
+ * fails or hangs costs the page nothing. Past `timeout` (5 s at most: the page's client is
+ * waiting on the same clock, and a submission it gave up on is not retried) the page gets its
+ * task while the hook goes on; its failure is logged whenever it comes.
+ */
+async function submitted(settings: ProxySettings, submission: ProxySubmission): Promise<void> {
+  if (!settings.onSubmitted) return;
+  const hook = settings.onSubmitted;
+  const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
+  const running = (async () => hook(submission))().then(
+    () => 'done' as const,
+    (error: unknown) => void settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${message(error)}`),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, wait, 'late')));
+  if ((await Promise.race([running, late])) === 'late')
+    settings.logger.warn(`proxy: onSubmitted still running after ${wait} ms for task ${submission.task_id}: the page got its task`);
+  clearTimeout(timer);
+}
+
 /** A submission's JSON body as the client checks it, `callback_url` the app's (or none). */
 async function submissionBody(settings: ProxySettings, route: Route, request: Request, read: () => Promise<Uint8Array | undefined>): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
@@ -180,14 +204,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
     await allow(settings, request, identity, operation, body);
     const answer = await forward(settings, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
     const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
-    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string' && settings.onSubmitted) {
-      // Once per accepted submission; a hook that fails costs the page nothing: it gets its task.
-      try {
-        await settings.onSubmitted({ identity, operation, task_id: taskId });
-      } catch (error) {
-        settings.logger.error(`proxy: onSubmitted threw for task ${taskId}: ${message(error)}`);
-      }
-    }
+    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string') await submitted(settings, { identity, operation, task_id: taskId });
     return answer;
   } finally {
     page.exchange.close();
@@ -236,7 +253,9 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
-      if (error instanceof DOMException && error.name === 'AbortError') return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
+      // The page went away (fetch-style servers abort its signal with reasons of their own).
+      if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
+        return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
       settings.logger.error(`proxy: ${method} ${route.path}: ${message(error)}`);
       return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
     }

@@ -219,3 +219,81 @@ describe.each(['node', 'fetch'] as Mode[])('the key stays on the server, encoded
     expect(JSON.parse(answer.body)).toMatchObject({ task_id: 'task_1' });
   });
 });
+
+describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%s handler)', (mode) => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  let hang = false;
+  /** The upstream requests whose connection closed before they were answered. */
+  const closedUnanswered: string[] = [];
+  const opened: RunningProxy[] = [];
+  beforeAll(async () => {
+    upstream = await startRecorder((request, res) => {
+      if (!hang) return ok(request, res);
+      res.on('close', () => closedUnanswered.push(request.method));
+    });
+  });
+  afterEach(async () => {
+    hang = false;
+    for (const proxy of opened.splice(0)) await proxy.close();
+    upstream.requests.length = 0;
+  });
+  afterAll(() => upstream.close());
+  const open = async (options: Parameters<typeof startProxy>[0]) => {
+    const proxy = await startProxy(options, mode);
+    opened.push(proxy);
+    return proxy;
+  };
+  const submit = (proxy: RunningProxy, signal?: AbortSignal) =>
+    fetch(`${proxy.url}/api/omnimedia/v1/images/generations`, { method: 'POST', headers: { cookie: SESSION, 'content-type': 'application/json' }, body: '{"model":"m","prompt":"p"}', ...(signal ? { signal } : {}) });
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  // The service accepted (and billed) the task: an onSubmitted that never settles must not cost
+  // the page its task id (its client would time out, and a submission is not retried).
+  it('an onSubmitted that never settles: the page still gets its task, within timeout; a late failure is logged', async () => {
+    let fail!: (error: Error) => void;
+    const proxy = await open({ upstream: upstream.url, timeout: 300, onSubmitted: () => new Promise<void>((_resolve, reject) => (fail = reject)) });
+    const answer = await submit(proxy, AbortSignal.timeout(5_000));
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ task_id: 'task_1' });
+    expect(proxy.logs.join('\n')).toMatch(/onSubmitted still running after 300 ms for task task_1/);
+    fail(new Error('billing database gave up'));
+    await until(() => proxy.logs.some((line) => line.includes('billing database gave up')));
+    expect(proxy.logs.join('\n')).toMatch(/onSubmitted threw for task task_1: billing database gave up/);
+  });
+
+  it.each(['authorize', 'rate limit store', 'policy'])('%s hanging until the page has left: nothing is forwarded after', async (hook) => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const proxy = await open({
+      upstream: upstream.url,
+      authorize: async (request) => (hook === 'authorize' && (await gate), { id: request.headers.get('cookie') ? 'alice' : 'anonymous' }),
+      policy: async () => (hook === 'policy' && (await gate), true),
+      rateLimit: { submissions: { limit: 100, windowMs: 60_000 }, queries: { limit: 100, windowMs: 60_000 } },
+      coordination: { rateLimits: { take: async () => (hook === 'rate limit store' && (await gate), { allowed: true }) } } as never,
+    });
+    const page = new AbortController();
+    const pending = [submit(proxy, page.signal), fetch(`${proxy.url}/api/omnimedia/v1/tasks/task_1`, { headers: { cookie: SESSION }, signal: page.signal })].map((p) => p.catch((e: Error) => e.name));
+    await new Promise((r) => setTimeout(r, 100));
+    page.abort();
+    expect(await Promise.all(pending)).toEqual(['AbortError', 'AbortError']);
+    await new Promise((r) => setTimeout(r, 100)); // the server hears the sockets close
+    release();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('a page that leaves while the service thinks: the upstream request is aborted, and it is no proxy failure', async () => {
+    hang = true;
+    const proxy = await open({ upstream: upstream.url });
+    const page = new AbortController();
+    const pending = [submit(proxy, page.signal), fetch(`${proxy.url}/api/omnimedia/v1/tasks/task_1`, { headers: { cookie: SESSION }, signal: page.signal })].map((p) => p.catch((e: Error) => e.name));
+    await until(() => upstream.requests.length === 2);
+    page.abort();
+    await Promise.all(pending);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(closedUnanswered.sort()).toEqual(['GET', 'POST']);
+    expect(proxy.logs.filter((line) => line.startsWith('error'))).toEqual([]);
+  });
+});
