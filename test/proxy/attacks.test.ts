@@ -297,3 +297,182 @@ describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%
     expect(proxy.logs.filter((line) => line.startsWith('error'))).toEqual([]);
   });
 });
+
+describe.each(['node', 'fetch'] as Mode[])('nothing unchecked, second pass (%s handler)', (mode) => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  let proxy: RunningProxy;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    upstream = await startRecorder(ok);
+    proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'], authorize: (request) => (asked.push(request.url), { id: 'alice' }) }, mode);
+  });
+  afterEach(() => {
+    upstream.requests.length = 0;
+    asked.length = 0;
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+
+  const post = (path: string, headers: string[], body = '{"model":"m","prompt":"p"}') =>
+    rawRequest(proxy.port, `POST /api/omnimedia/v1/${path} HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\n${headers.map((h) => `${h}\r\n`).join('')}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+
+  // A listed origin is matched exactly: what a browser sends for another site never matches.
+  it.each([
+    'https://app.example.com.',
+    'https://app.example.com:443',
+    'https://app.example.com:8443',
+    'http://app.example.com',
+    'https://app.example.com.evil.example',
+    'https://evil-app.example.com',
+    'https://app.example.com@evil.example',
+  ])('an Origin next to a listed one (%s) is 403 on submissions and uploads, before authorize', async (origin) => {
+    for (const [path, type] of [['images/generations', 'application/json'], ['uploads/images', 'multipart/form-data; boundary=b']]) {
+      const answer = await post(path as string, [`Origin: ${origin}`, 'Sec-Fetch-Site: cross-site', `Content-Type: ${type}`]);
+      expect(answer.status, answer.body).toBe(403);
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    expect(asked).toEqual([]);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it.each([
+    ['no Origin, Sec-Fetch-Site: same-site', ['Sec-Fetch-Site: same-site', 'Content-Type: application/json'], 403],
+    ['no Origin, Sec-Fetch-Site: none (a POST is no navigation)', ['Sec-Fetch-Site: none', 'Content-Type: application/json'], 403],
+    ['a JSON type with another parameter after the charset', ['Content-Type: application/json; charset=utf-8; boundary=x'], 415],
+    ['two types joined (JSON first)', ['Content-Type: application/json, text/plain'], 415],
+    ['two types joined (form type first)', ['Content-Type: text/plain, application/json'], 403],
+    ['a form type with a JSON parameter', ['Content-Type: text/plain; type=application/json'], 403],
+    ['a JSON look-alike', ['Content-Type: application/json-seq'], 415],
+  ])('%s: refused, nothing forwarded', async (_name, headers, status) => {
+    const answer = await post('images/generations', headers as string[]);
+    expect(answer.status, answer.body).toBe(status);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  // Node's parser is the first line; what it lets through must not reach the service twice or differently.
+  it.each([
+    ['Transfer-Encoding and Content-Length both', 'Transfer-Encoding: chunked\r\nContent-Length: 26\r\n\r\n1a\r\n{"model":"m","prompt":"p"}\r\n0\r\n\r\n'],
+    ['two Content-Lengths', 'Content-Length: 26\r\nContent-Length: 4\r\n\r\n{"model":"m","prompt":"p"}'],
+    ['a Transfer-Encoding list', 'Transfer-Encoding: chunked, identity\r\n\r\n1a\r\n{"model":"m","prompt":"p"}\r\n0\r\n\r\n'],
+    ['a folded header', 'Content-Length: 26\r\nX-Folded: a\r\n b\r\n\r\n{"model":"m","prompt":"p"}'],
+    ['a signed Content-Length', 'Content-Length: +26\r\n\r\n{"model":"m","prompt":"p"}'],
+  ])('request smuggling, %s: a 400, nothing forwarded', async (_name, rest) => {
+    const answer = await rawRequest(proxy.port, `POST /api/omnimedia/v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\nContent-Type: application/json\r\nConnection: close\r\n${rest}`);
+    expect(answer.status).toBe(400);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it('chunk extensions and trailers, Expect: 100-continue, a Content-Encoding: one request upstream each, with the proxy\u2019s own headers only', async () => {
+    const answers = [
+      await rawRequest(proxy.port, `POST /api/omnimedia/v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n1a;ext="x\\"y";a=b\r\n{"model":"m","prompt":"p"}\r\n0;z=1\r\nX-Trailer: 1\r\n\r\n`),
+      await post('images/generations', ['Content-Type: application/json', 'Expect: 100-continue']),
+      await post('images/generations', ['Content-Type: application/json', 'Content-Encoding: gzip']),
+    ];
+    // The last status line: a 100 Continue comes first where it was asked for.
+    expect(answers.map((a) => Number([...a.raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].at(-1)?.[1]))).toEqual([200, 200, 200]);
+    // Nothing is decoded (no compression bomb to defuse): a body labelled gzip is read as sent.
+    expect(upstream.requests).toHaveLength(3);
+    for (const request of upstream.requests) {
+      expect(request.headers['content-encoding']).toBeUndefined();
+      expect(request.headers.expect).toBeUndefined();
+      expect(request.headers['x-trailer']).toBeUndefined();
+      expect(JSON.parse(request.body.toString())).toEqual({ model: 'm', prompt: 'p' });
+    }
+  });
+});
+
+describe('who asks: what authorize may return, and the limits keyed by it', () => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    upstream = await startRecorder(ok);
+  });
+  afterEach(() => void (upstream.requests.length = 0));
+  afterAll(() => upstream.close());
+
+  const query = (proxy: RunningProxy, user = '') => rawRequest(proxy.port, `GET /api/omnimedia/v1/tasks/task_1 HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nX-User: ${user}\r\nConnection: close\r\n\r\n`);
+
+  it.each([
+    ['a thenable that resolves to null', { then: (resolve: (value: unknown) => void) => resolve(null) }, 401],
+    ['a thenable that rejects', { then: (_: unknown, reject: (error: Error) => void) => reject(new Error('session store down')) }, 500],
+    ['{ id: "" }', { id: '' }, 500],
+    ['{ id: NaN }', { id: Number.NaN }, 500],
+    ['{ id: Infinity }', { id: Number.POSITIVE_INFINITY }, 500],
+    ['{ id: {} }', { id: {} }, 500],
+    ['{ id: ["alice"] }', { id: ['alice'] }, 500],
+    ['true', true, 500],
+    ['a bare string', 'alice', 500],
+    ['an id getter that throws', { get id() { throw new Error('lazy load failed'); } }, 500],
+  ])('%s: refused (%i), nothing forwarded', async (_name, identity, status) => {
+    const proxy = await startProxy({ upstream: upstream.url, authorize: () => identity as never });
+    try {
+      expect((await query(proxy)).status).toBe(status);
+      expect(upstream.requests).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('{ id: 0 } is an identity (a falsy id is still an id)', async () => {
+    const proxy = await startProxy({ upstream: upstream.url, authorize: () => ({ id: 0 }) });
+    try {
+      expect((await query(proxy)).status).toBe(200);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('ids named after Object members are limited each on its own; 1 and "1" are one identity (ids compare as strings)', async () => {
+    const proxy = await startProxy({
+      upstream: upstream.url,
+      authorize: (request) => {
+        const user = request.headers.get('x-user') ?? '';
+        return { id: user === 'number-1' ? 1 : user };
+      },
+      rateLimit: { queries: { limit: 1, windowMs: 60_000 } },
+    });
+    try {
+      for (const user of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+        expect((await query(proxy, user)).status, user).toBe(200);
+        expect((await query(proxy, user)).status, user).toBe(429);
+      }
+      expect((await query(proxy, 'number-1')).status).toBe(200);
+      expect((await query(proxy, '1')).status).toBe(429);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe.each(['node', 'fetch'] as Mode[])('log lines (%s handler)', (mode) => {
+  it('hold neither the key nor the page\u2019s cookie or Authorization, whatever fails', async () => {
+    let how = 'reset';
+    const upstream = await startRecorder((request, res) => {
+      const echo = `${request.headers.authorization} ${request.headers.cookie}`;
+      if (how === 'reset') return void res.socket?.destroy();
+      if (how === 'odd status') return void res.socket?.end(`HTTP/1.1 999 ${echo}\r\nContent-Length: 2\r\n\r\n{}`);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${echo}</p>`);
+    });
+    const proxy = await startProxy({ upstream: upstream.url }, mode);
+    try {
+      for (how of ['reset', 'odd status', 'not json']) {
+        for (const path of ['images/generations', 'tasks/task_1']) {
+          const method = path.startsWith('tasks') ? 'GET' : 'POST';
+          const answer = await rawRequest(
+            proxy.port,
+            `${method} /api/omnimedia/v1/${path} HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\nAuthorization: Bearer page-own-token\r\nContent-Type: application/json\r\nContent-Length: 26\r\nConnection: close\r\n\r\n{"model":"m","prompt":"p"}`,
+          );
+          expect(answer.status, `${how} ${path}`).toBeGreaterThanOrEqual(500);
+        }
+      }
+      expect(proxy.logs.length).toBeGreaterThan(0);
+      for (const line of proxy.logs) {
+        for (const secret of [KEY, encodeURIComponent(KEY), SESSION, 'alice-session-token', 'page-own-token']) expect(line).not.toContain(secret);
+      }
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+});
