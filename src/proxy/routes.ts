@@ -57,12 +57,14 @@ function ambiguity(target: string): string | undefined {
 
 /**
  * Why a decoded task id could be read as more than one path segment: whitespace, a slash, a
- * backslash, %, ? or #, or only dots; also once Unicode-normalised (NFKC), since a server that
- * normalises (or maps to ASCII by "best fit") reads '\uff0f' as '/' and '\uff0e\uff0e' as '..'.
+ * backslash, %, ? or #, or only dots; a ';' (a server that drops path parameters after decoding,
+ * as Spring's UrlPathHelper does, reads '..;x' as '..'); also once Unicode-normalised (NFKC),
+ * since a server that normalises (or maps to ASCII by "best fit") reads '\uff0f' as '/' and
+ * '\uff0e\uff0e' as '..'.
  */
 function readsAsPathSyntax(taskId: string): string | undefined {
   for (const form of new Set([taskId, taskId.normalize('NFKC')])) {
-    if (/[\s\\/%?#]/.test(form)) return 'must not hold whitespace, a slash, a backslash, %, ? or # (nor a Unicode form of one)';
+    if (/[\s\\/%;?#]/.test(form)) return 'must not hold whitespace, a slash, a backslash, %, ;, ? or # (nor a Unicode form of one)';
     if (form === '.' || form === '..') return 'must not read as "." or ".."';
   }
   return undefined;
