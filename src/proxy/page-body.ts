@@ -38,8 +38,11 @@ export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortS
   // passed on one by one they cost far more than their bytes (measured: a 1 MiB JSON body in
   // one-byte chunks grew the heap by 272 MB; a 4 MiB upload so took 38 s of CPU and reached
   // the service as 4 million chunks), so small ones are gathered into MIN_READ bytes first.
+  // A chunk that does not fit waits for the next read: large chunks are never copied.
+  let next: Uint8Array | undefined;
   const read: ChunkSource = async () => {
-    const first = await readOne();
+    const first = next ?? (await readOne());
+    next = undefined;
     if (first === undefined || first.byteLength >= MIN_READ) return first;
     const gathered = new Uint8Array(MIN_READ);
     gathered.set(first);
@@ -47,7 +50,10 @@ export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortS
     while (size < MIN_READ) {
       const chunk = await readOne();
       if (chunk === undefined) break;
-      if (size + chunk.byteLength > MIN_READ) return concatBytes([gathered.subarray(0, size), chunk]);
+      if (size + chunk.byteLength > MIN_READ) {
+        next = chunk;
+        break;
+      }
       gathered.set(chunk, size);
       size += chunk.byteLength;
     }
