@@ -9,7 +9,7 @@ import { defineConfig, type Options } from 'tsup';
  * paths, streamed upload bodies, Node download targets, the Node request adapter) out of a
  * page's bundle. Measured: -1.2 KiB gzip of the whole client.
  */
-const browserTwins: Plugin = {
+export const browserTwins: Plugin = {
   name: 'browser-twins',
   setup(build) {
     build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => {
@@ -56,8 +56,9 @@ export default defineConfig([
     format: 'cjs',
     noExternal: ['@hono/node-server', 'hono'],
     // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
-    // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
-    // module, loaded at the first validation, as in the ESM build.
+    // load node:http, node:http2 and node:stream at require('omnimedia/testing'); esbuild's own
+    // output keeps them inside the mock's server module, loaded when a server starts, as in the
+    // ESM build. (It once kept zod out of require('omnimedia'); the client no longer uses zod.)
     treeshake: false,
   },
   {

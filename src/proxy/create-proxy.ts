@@ -8,7 +8,10 @@
 import { OmniMediaError, ValidationError } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { readEnv } from '../internal/runtime.ts';
-import { loadValidation } from '../validation/load.ts';
+import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
+import type { Rule } from '../schemas/rules.ts';
+import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE } from '../schemas/video-rules.ts';
+import { parseInput } from '../validation/parse.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
 import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission } from './options.ts';
@@ -58,12 +61,12 @@ export interface OmniMediaProxy {
   nodeHandler: (req: NodeProxyRequest, res: NodeProxyResponse, next?: (error?: unknown) => void) => void;
 }
 
-const SCHEMA = {
-  image_generation: 'ImageGenerateParamsSchema',
-  image_edit: 'ImageEditBodySchema',
-  video_generation: 'VideoGenerateBodySchema',
-  video_edit: 'VideoEditBodySchema',
-} as const;
+const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'video_edit', Rule<Record<string, unknown>, unknown>> = {
+  image_generation: IMAGE_GENERATE_RULE,
+  image_edit: IMAGE_EDIT_RULE,
+  video_generation: VIDEO_GENERATE_RULE,
+  video_edit: VIDEO_EDIT_RULE,
+};
 
 /** A key a service could read as `callback_url` (after NFKC and lower-casing). */
 const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
@@ -160,10 +163,9 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
   // callback_url: many JSON readers match keys case-insensitively (Go's, folding U+212A to k;
   // ASP.NET Core's), others take a camelCase alias.
   const params = Object.fromEntries(Object.entries(body).filter(([key]) => !CALLBACK_KEY.test(key.normalize('NFKC').toLowerCase())));
-  const v = await loadValidation();
   let checked: Record<string, unknown>;
   try {
-    checked = v.parseInput(v[SCHEMA[route.operation as keyof typeof SCHEMA]], params, `${route.operation} body`) as Record<string, unknown>;
+    checked = parseInput(RULE[route.operation as keyof typeof RULE], params, `${route.operation} body`);
   } catch (error) {
     if (error instanceof ValidationError) throw new ProxyRefusal(400, 'invalid_request', error.message, { issues: error.issues });
     throw error;
