@@ -19,6 +19,26 @@ export const browserTwins: Plugin = {
   },
 };
 
+/**
+ * One set of error classes, whichever entry threw: every entry but the main one takes them from
+ * the main one, by the package's own name (its self-reference), in both module formats. Without
+ * it, tsup's CommonJS output (not split into chunks) gave each entry its own copy of errors.ts,
+ * and a page's bundler (the `browser` condition) took `omnimedia` from the browser build but
+ * `omnimedia/otel`, `/proxy` and `/redis` from the ESM build, whose errors chunk is another
+ * file: a `ValidationError` they threw was not `instanceof` the app's. The browser build
+ * (`omnimedia` and `omnimedia/tasks`) shares them through a chunk. test/package/flows/identity-flow.mjs
+ * checks all three on the tarball. No byte moves in the browser build.
+ */
+const ERRORS = resolve('src/errors.ts');
+const errorsFromMainEntry: Plugin = {
+  name: 'errors-from-main-entry',
+  setup(build) {
+    build.onResolve({ filter: /\/errors\.ts$/ }, (args) =>
+      resolve(dirname(args.importer), args.path) === ERRORS ? { path: 'omnimedia', external: true, sideEffects: false } : undefined,
+    );
+  },
+};
+
 const shared: Options = {
   // testing and testing-msw are the mock service (omnimedia/testing, omnimedia/testing/msw); the
   // main entry never imports them. msw stays external: it is an optional peer dependency.
@@ -47,20 +67,47 @@ const shared: Options = {
   treeshake: true,
 };
 
+/** The entries but the main one. */
+const others = Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index'));
+
 export default defineConfig([
-  // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
-  // testing entries, so users of omnimedia/testing install nothing more.
-  { ...shared, format: 'esm', clean: true, noExternal: ['@hono/node-server', 'hono'] },
+  // Each module format in two builds (the main entry; the others, whose errors are the main
+  // entry's: see errorsFromMainEntry) and the declarations of every entry in one more, so that
+  // shared types stay in shared files.
+  { ...shared, entry: { index: 'src/index.ts' }, format: 'esm', clean: true, dts: false },
   {
     ...shared,
+    entry: others,
+    format: 'esm',
+    dts: false,
+    // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
+    // testing entries, so users of omnimedia/testing install nothing more.
+    noExternal: ['@hono/node-server', 'hono'],
+    esbuildPlugins: [errorsFromMainEntry],
+  },
+  { ...shared, format: 'esm', dts: { only: true, compilerOptions: { stripInternal: true } } },
+  {
+    ...shared,
+    entry: { index: 'src/index.ts' },
     format: 'cjs',
+    dts: false,
+    // esbuild's own tree shaking, as for the other entries below.
+    treeshake: false,
+  },
+  {
+    ...shared,
+    entry: others,
+    format: 'cjs',
+    dts: false,
     noExternal: ['@hono/node-server', 'hono'],
     // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
     // load node:http, node:http2 and node:stream at require('omnimedia/testing'); esbuild's own
     // output keeps them inside the mock's server module, loaded when a server starts, as in the
     // ESM build. (It once kept zod out of require('omnimedia'); the client no longer uses zod.)
     treeshake: false,
+    esbuildPlugins: [errorsFromMainEntry],
   },
+  { ...shared, format: 'cjs', dts: { only: true, compilerOptions: { stripInternal: true } } },
   {
     // What a page's bundler picks (the `browser` condition): the same entries with the browser
     // twins; the types are the ESM build's.
