@@ -9,13 +9,33 @@ import { defineConfig, type Options } from 'tsup';
  * paths, streamed upload bodies, Node download targets, the Node request adapter) out of a
  * page's bundle. Measured: -1.2 KiB gzip of the whole client.
  */
-const browserTwins: Plugin = {
+export const browserTwins: Plugin = {
   name: 'browser-twins',
   setup(build) {
     build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => {
       const twin = resolve(dirname(args.importer), args.path).replace(/\.ts$/, '.browser.ts');
       return existsSync(twin) ? { path: twin } : undefined;
     });
+  },
+};
+
+/**
+ * One set of error classes, whichever entry threw: every entry but the main one takes them from
+ * the main one, by the package's own name (its self-reference), in both module formats. Without
+ * it, tsup's CommonJS output (not split into chunks) gave each entry its own copy of errors.ts,
+ * and a page's bundler (the `browser` condition) took `omnimedia` from the browser build but
+ * `omnimedia/otel`, `/proxy` and `/redis` from the ESM build, whose errors chunk is another
+ * file: a `ValidationError` they threw was not `instanceof` the app's. The browser build
+ * (`omnimedia` and `omnimedia/tasks`) shares them through a chunk. test/package/flows/identity-flow.mjs
+ * checks all three on the tarball. No byte moves in the browser build.
+ */
+const ERRORS = resolve('src/errors.ts');
+const errorsFromMainEntry: Plugin = {
+  name: 'errors-from-main-entry',
+  setup(build) {
+    build.onResolve({ filter: /\/errors\.ts$/ }, (args) =>
+      resolve(dirname(args.importer), args.path) === ERRORS ? { path: 'omnimedia', external: true, sideEffects: false } : undefined,
+    );
   },
 };
 
@@ -47,19 +67,47 @@ const shared: Options = {
   treeshake: true,
 };
 
+/** The entries but the main one. */
+const others = Object.fromEntries(Object.entries(shared.entry as Record<string, string>).filter(([name]) => name !== 'index'));
+
 export default defineConfig([
-  // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
-  // testing entries, so users of omnimedia/testing install nothing more.
-  { ...shared, format: 'esm', clean: true, noExternal: ['@hono/node-server', 'hono'] },
+  // Each module format in two builds (the main entry; the others, whose errors are the main
+  // entry's: see errorsFromMainEntry) and the declarations of every entry in one more, so that
+  // shared types stay in shared files.
+  { ...shared, entry: { index: 'src/index.ts' }, format: 'esm', clean: true, dts: false },
   {
     ...shared,
-    format: 'cjs',
+    entry: others,
+    format: 'esm',
+    dts: false,
+    // The mock's HTTP server (@hono/node-server, and hono which it imports) is bundled into the
+    // testing entries, so users of omnimedia/testing install nothing more.
     noExternal: ['@hono/node-server', 'hono'],
-    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
-    // load zod at require('omnimedia'); esbuild's own output keeps it inside the lazy validation
-    // module, loaded at the first validation, as in the ESM build.
+    esbuildPlugins: [errorsFromMainEntry],
+  },
+  { ...shared, format: 'esm', dts: { only: true, compilerOptions: { stripInternal: true } } },
+  {
+    ...shared,
+    entry: { index: 'src/index.ts' },
+    format: 'cjs',
+    dts: false,
+    // esbuild's own tree shaking, as for the other entries below.
     treeshake: false,
   },
+  {
+    ...shared,
+    entry: others,
+    format: 'cjs',
+    dts: false,
+    noExternal: ['@hono/node-server', 'hono'],
+    // tsup's rollup tree-shaking pass hoists every require() to the top of the file, which would
+    // load node:http, node:http2 and node:stream at require('omnimedia/testing'); esbuild's own
+    // output keeps them inside the mock's server module, loaded when a server starts, as in the
+    // ESM build. (It once kept zod out of require('omnimedia'); the client no longer uses zod.)
+    treeshake: false,
+    esbuildPlugins: [errorsFromMainEntry],
+  },
+  { ...shared, format: 'cjs', dts: { only: true, compilerOptions: { stripInternal: true } } },
   {
     // What a page's bundler picks (the `browser` condition): the same entries with the browser
     // twins; the types are the ESM build's.

@@ -17,8 +17,6 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // ky and zod load lazily (at first use); see the file.
-    setupFiles: ['test/helpers/preload-lazy.ts'],
     environment: 'node',
     // Tests talk to MSW or to servers on loopback only; anything else is a bug.
     unstubGlobals: true,

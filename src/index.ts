@@ -73,8 +73,8 @@ export { isFailureStatus, isSuccessStatus, isTerminalStatus } from './waiting/st
 export type { TaskPromise } from './waiting/task-promise.ts';
 export type { Callbacks } from './resources/callbacks.ts';
 export { imageSizeProblem } from './schemas/image-size.ts';
-// Types and constants only: the zod schemas are in 'omnimedia/schemas', so that importing
-// 'omnimedia' does not load zod (see src/validation/load.ts).
+// Types and constants only: the zod schemas are in 'omnimedia/schemas', the only entry that
+// loads zod (the client checks requests with the plain rules of src/schemas/rules.ts).
 export * from './schemas/constants.ts';
 export type {
   ImageEditBody,

@@ -213,12 +213,12 @@ const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'
 /** What every client runs with: the options `TasksClient` takes too. */
 export type ConnectionSettings = Pick<
   ClientSettings,
-  'baseURL' | 'timeout' | 'maxRetries' | 'fetch' | 'defaultHeaders' | 'logger' | 'logLevel' | 'maxPollsPerSecond' | 'telemetry'
+  'baseURL' | 'timeout' | 'maxRetries' | 'fetch' | 'defaultHeaders' | 'logger' | 'logLevel' | 'maxPollsPerSecond' | 'telemetry' | 'proxied'
 >;
 
 /**
- * Check the options every client has (the service's address, timeouts, retries, fetch,
- * headers, logging, the poll budget, telemetry), with the environment's defaults (`env(name)`
+ * Check the options every client has (the service's address or the app's proxy, timeouts,
+ * retries, fetch, headers, logging, the poll budget, telemetry), with the environment's defaults (`env(name)`
  * reads one). A keyless page's `TasksClient` checks these only, so its bundle carries none of
  * the rest (key, callbacks, uploads, fleet).
  */
@@ -226,12 +226,18 @@ function checkConnection(
   o: Partial<Record<keyof ClientOptions, unknown>>,
   problems: OptionProblems,
   env: (name: string) => string | undefined,
-  name: 'baseURL' | 'proxyURL' = 'baseURL',
 ): ConnectionSettings {
-  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
-  if (!baseURL) problems.add('baseURL', 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
-  else if (typeof baseURL !== 'string' || !URL.canParse(baseURL) || !/^https?:$/.test(new URL(baseURL).protocol))
-    problems.add(name, `must be an absolute http(s) URL (got "${String(baseURL)}")`);
+  const proxy = o.proxyURL as string | undefined;
+  const name = proxy === undefined ? 'baseURL' : 'proxyURL';
+  // Behind a proxy the page holds no key and names no service: the proxy's server does both.
+  if (proxy !== undefined)
+    for (const other of ['apiKey', 'baseURL'] as const) if (o[other] !== undefined) problems.add(other, 'not with proxyURL: the proxy on your server holds it');
+  const given = proxy ?? (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
+  // A proxyURL may be relative to the page.
+  const page = proxy === undefined ? undefined : (globalThis as { location?: { href?: string } }).location?.href;
+  const url = typeof given === 'string' && URL.canParse(given, page) ? new URL(given, page) : undefined;
+  if (!given) problems.add(name, 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
+  else if (!/^https?:$/.test(url?.protocol ?? '')) problems.add(name, `must be an absolute http(s) URL (got "${String(given)}")`);
   problems.ms('timeout', o.timeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
@@ -242,7 +248,7 @@ function checkConnection(
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
     // Read only once the checks passed (done() throws first): a string then.
-    baseURL: `${baseURL}`.replace(/\/?$/, '/'),
+    baseURL: `${proxy === undefined ? given : url?.href}`.replace(/\/?$/, '/'),
     timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
     fetch: o.fetch as Fetch | undefined,
@@ -251,6 +257,7 @@ function checkConnection(
     logLevel,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
     telemetry: o.telemetry as Telemetry | undefined,
+    proxied: proxy !== undefined,
   };
 }
 
@@ -273,18 +280,8 @@ export function resolveClientOptions(
 ): ClientSettings {
   const o = objectOf(options, 'new OmniMedia');
   const problems = new OptionProblems('new OmniMedia options');
-  const proxy = o.proxyURL as string | undefined;
-  // Behind a proxy the page holds no key and names no service: the proxy's server does both.
-  if (proxy !== undefined)
-    for (const name of ['apiKey', 'baseURL'] as const) if (o[name] !== undefined) problems.add(name, 'not with proxyURL: the proxy on your server holds it');
-  const page = (globalThis as { location?: { href?: string } }).location?.href;
-  const connection = checkConnection(
-    proxy === undefined ? o : { ...o, baseURL: URL.canParse(proxy, page) ? new URL(proxy, page).href : proxy },
-    problems,
-    env,
-    proxy === undefined ? 'baseURL' : 'proxyURL',
-  );
-  const apiKey = proxy === undefined ? ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY')) : undefined;
+  const connection = checkConnection(o, problems, env);
+  const apiKey = connection.proxied ? undefined : ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY'));
   if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
@@ -314,7 +311,6 @@ export function resolveClientOptions(
     callbackSecrets: secrets,
     uploadCache: cacheOptions && coordination && !cacheOptions.store ? { ...cacheOptions, store: coordination.uploads } : cacheOptions,
     coordination,
-    proxied: proxy !== undefined,
   };
 }
 

@@ -16,16 +16,18 @@ import { waitPorts } from './waiting/wait-ports.ts';
 
 /**
  * Options of `new TasksClient({...})`: those of `new OmniMedia` that a keyless task client
- * uses. `baseURL` defaults to `OMNIMEDIA_BASE_URL` where `process.env` exists.
+ * uses. `baseURL` defaults to `OMNIMEDIA_BASE_URL` where `process.env` exists; in a page behind
+ * `omnimedia/proxy`, `proxyURL` instead (relative to the page, with its cookies).
  *
  * @example
  * ```ts
  * const tasks = new TasksClient({ baseURL: 'https://media.example.com', timeout: 10_000, maxPollsPerSecond: 5 });
+ * const behindProxy = new TasksClient({ proxyURL: '/api/omnimedia' });
  * ```
  */
 export type TasksClientOptions = Pick<
   ClientOptions,
-  'baseURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel' | 'telemetry'
+  'baseURL' | 'proxyURL' | 'fetch' | 'timeout' | 'maxRetries' | 'maxPollsPerSecond' | 'defaultHeaders' | 'logger' | 'logLevel' | 'telemetry'
 >;
 
 /**

@@ -141,6 +141,14 @@ describe('architecture', () => {
     expect(valueImports).toEqual([]);
   });
 
+  it('errors.ts holds only what the main entry exports: the other entries’ CommonJS builds take it from there', async () => {
+    // tsup.config.ts resolves errors.ts to `require('omnimedia')` in every CommonJS entry but the
+    // main one; a class errors.ts exported and index.ts did not would be undefined there.
+    const errors = await import('../src/errors.ts');
+    const main: Record<string, unknown> = await import('../src/index.ts');
+    for (const [name, value] of Object.entries(errors)) expect(main[name], name).toBe(value);
+  });
+
   it(`no source file is over ${MAX_LINES} lines`, () => {
     const long = files
       .map((file) => ({ file: relative(SRC, file), lines: readFileSync(file, 'utf8').split('\n').length }))

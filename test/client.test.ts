@@ -208,3 +208,11 @@ describe('transport options', () => {
     expect(DefaultExport).toBe(OmniMedia);
   });
 });
+
+describe('proxyURL given empty', () => {
+  it('is a ValidationError naming proxyURL, not baseURL (the caller never gave a baseURL)', () => {
+    vi.stubEnv('OMNIMEDIA_BASE_URL', '');
+    expect(() => new OmniMedia({ proxyURL: '' })).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'proxyURL' })] }));
+    vi.unstubAllEnvs();
+  });
+});

@@ -6,7 +6,10 @@ import { NotFoundError, TasksClient, ValidationError, WaitTimeoutError } from '.
 import { BASE_URL, useMsw } from './helpers/msw.ts';
 
 const server = useMsw();
-afterEach(() => vi.unstubAllEnvs());
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
+});
 
 const TASKS = `${BASE_URL}/v1/tasks/:id`;
 
@@ -47,5 +50,30 @@ describe('TasksClient', () => {
     server.use(http.get(TASKS, ({ params }) => HttpResponse.json({ task_id: params.id, status: 'processing' })));
     const error = await new TasksClient({ baseURL: BASE_URL }).wait('t1', { timeout: 50, initialDelay: 0 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WaitTimeoutError);
+  });
+
+  it('in a page behind omnimedia/proxy: proxyURL, relative to the page, as new OmniMedia takes it (was ignored, and the error said to pass it)', async () => {
+    vi.stubGlobal('window', globalThis);
+    vi.stubGlobal('document', {});
+    vi.stubGlobal('location', { href: 'https://app.example.com/studio/new?draft=1' });
+    const seen: { url: string; credentials: RequestCredentials | undefined }[] = [];
+    const tasks = new TasksClient({
+      proxyURL: '/api/omnimedia',
+      fetch: async (input, init) => {
+        seen.push({ url: String(input), credentials: init?.credentials });
+        return Response.json({ task_id: 't1', status: 'completed' });
+      },
+    });
+    await tasks.retrieve('t1');
+    expect(seen).toEqual([{ url: 'https://app.example.com/api/omnimedia/v1/tasks/t1', credentials: 'same-origin' }]);
+    expect(() => new TasksClient({ proxyURL: '/api/omnimedia', baseURL: BASE_URL })).toThrow(
+      expect.objectContaining({ issues: [{ path: 'baseURL', message: 'not with proxyURL: the proxy on your server holds it' }] }),
+    );
+  });
+
+  it('with neither baseURL nor proxyURL: the error names baseURL; an empty proxyURL is named as proxyURL', () => {
+    vi.stubEnv('OMNIMEDIA_BASE_URL', '');
+    expect(() => new TasksClient()).toThrow(/baseURL: is required: pass baseURL \(in a page: proxyURL\)/);
+    expect(() => new TasksClient({ proxyURL: '' })).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'proxyURL' })] }));
   });
 });

@@ -5,7 +5,7 @@ import { OmniMedia } from 'omnimedia';
 
 const [variant, baseURL] = process.argv.slice(2) as ['retrieve' | 'wait' | 'fetch', string];
 const client = new OmniMedia({ baseURL, logLevel: 'off', maxRetries: 0 });
-// Load ky and zod before the baseline (a first query that fails fast).
+// Warm up fetch before the baseline (a first query that fails fast).
 await new OmniMedia({ baseURL: 'http://127.0.0.1:9', logLevel: 'off', maxRetries: 0 }).tasks.retrieve('warm').catch(() => {});
 const before = process.memoryUsage.rss();
 const maxBefore = process.resourceUsage().maxRSS * 1024;

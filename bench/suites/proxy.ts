@@ -5,6 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import type { BenchTable } from '../run.ts';
 import { measureOwn, BUDGETS } from './size.ts';
 
@@ -101,14 +102,35 @@ function upload(url: string, size: number): Promise<number> {
   });
 }
 
-/** Peak RSS growth of a fresh proxy process during one upload of `size` bytes; checks the status. */
-async function uploadGrowth(sink: string, size: number, status: number): Promise<number> {
+/**
+ * A submission of `size` bytes of JSON written in one-byte HTTP chunks (what a hostile page
+ * may send: each chunk costs the proxy far more than its byte unless it gathers them).
+ */
+function oneByteChunks(url: string, size: number): Promise<number> {
+  const body = Buffer.from(JSON.stringify({ model: 'm', prompt: 'p', padding: 'x'.repeat(size - 40) }));
+  const framed: Buffer[] = [];
+  for (let at = 0; at < body.length; at++) framed.push(Buffer.from('1\r\n'), body.subarray(at, at + 1), Buffer.from('\r\n'));
+  return new Promise((resolve, reject) => {
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk) => received.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(Buffer.concat(received).toString('latin1').split(' ')[1])));
+    socket.write(`POST /api/omnimedia/v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${HEADERS.cookie}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+    // Not end(): a half-closed request is one Node's server may close before answering.
+    socket.write(Buffer.concat([...framed, Buffer.from('0\r\n\r\n')]));
+  });
+}
+
+/** Peak RSS growth of a fresh proxy process during one request (`send`); checks the status. */
+async function uploadGrowth(sink: string, size: number, status: number, send: (url: string, size: number) => Promise<number> = upload): Promise<number> {
   const proxy = await start('../helpers/proxy-child.ts', [sink], ['--expose-gc']);
   try {
     if ((await upload(proxy.url, 64 * 1024)) !== 200) throw new Error('proxy bench: the warm-up upload failed');
     proxy.child.send('mark');
-    const got = await upload(proxy.url, size);
-    if (got !== status) throw new Error(`proxy bench: an upload of ${size} bytes got ${got}, not ${status}`);
+    const got = await send(proxy.url, size);
+    if (got !== status) throw new Error(`proxy bench: a request of ${size} bytes got ${got}, not ${status}`);
     proxy.child.send('report');
     const [{ growthMiB }] = (await once(proxy.child, 'message')) as [{ growthMiB: number }];
     return growthMiB;
@@ -149,6 +171,9 @@ export default async function proxyBench(): Promise<BenchTable> {
       for (let run = 0; run < UPLOAD_RUNS; run++) growth.push(await uploadGrowth(sink.url, size, status));
       rows.push([`${label}: proxy peak RSS growth, MiB`, '', `${median(growth).toFixed(1)} (max ${Math.max(...growth).toFixed(1)})`, `median of ${UPLOAD_RUNS} fresh processes${goal}`]);
     }
+    const tiny: number[] = [];
+    for (let run = 0; run < UPLOAD_RUNS; run++) tiny.push(await uploadGrowth(sink.url, MiB - 1024, 200, oneByteChunks));
+    rows.push(['1 MiB JSON submission in one-byte chunks: proxy peak RSS growth, MiB', '', `${median(tiny).toFixed(1)} (max ${Math.max(...tiny).toFixed(1)})`, `median of ${UPLOAD_RUNS} fresh processes; a hostile page's framing`]);
     const client = (await measureOwn()).find((bundle) => bundle.name === 'client');
     if (client) rows.push(['the whole client with proxy mode, gzip -9', '', `${client.gz.toLocaleString('en-US')} B`, `target ≤ ${BUDGETS.client},000 B`]);
   } finally {

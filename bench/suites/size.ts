@@ -4,10 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { browserTwins } from '../../tsup.config.ts';
 import type { BenchTable } from '../run.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -37,6 +38,13 @@ export const watch = (id) => tasks.watch(id);`,
   /** The provider alone: by path, since its import of 'omnimedia' is left out (see EXTERNAL). */
   'ai-sdk': `export * from './dist/ai-sdk.js';`,
 } as const;
+
+/**
+ * The bundles that must hold no zod: the client checks requests with plain rules and reads
+ * answers without zod (zod/mini was 7.7 KB gzip of the whole client); only
+ * `omnimedia/schemas` loads it. `--check` fails when zod comes back.
+ */
+const ZOD_FREE: (keyof typeof ENTRIES)[] = ['client', 'tasks'];
 
 /** What an entry's measure leaves out: the provider reaches the client by its package name. */
 const EXTERNAL: Partial<Record<keyof typeof ENTRIES, string[]>> = { 'ai-sdk': ['omnimedia', '@ai-sdk/provider'] };
@@ -109,6 +117,47 @@ async function measureOthers(): Promise<(string | number)[][]> {
   return rows;
 }
 
+/**
+ * The whole client by source folder: the same bundle built from src/ (the browser twins swapped
+ * in, as tsup's browser build does), each module's minified bytes from esbuild's metafile. The
+ * gzip column shares the bundle's gzip size out by minified bytes: an estimate (gzip works on
+ * the whole file), good for finding what to look at.
+ */
+export async function byModule(): Promise<BenchTable> {
+  const result = await build({
+    entryPoints: [join(ROOT, 'src/index.ts')],
+    plugins: [browserTwins],
+    tsconfigRaw: {},
+    bundle: true,
+    minify: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    outdir: join(tmpdir(), 'omnimedia-size-modules'),
+  });
+  const code = result.outputFiles[0]!.contents;
+  const gz = gzipSync(code, { level: 9 }).byteLength;
+  const groups = new Map<string, number>();
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [file, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const path = relative(ROOT, join(ROOT, file));
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1] ?? path.replace(/^src\/([^/]+)\/.*$/, 'src/$1/');
+      groups.set(name, (groups.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return {
+    title: `The whole client by source folder (built from src/: ${kb(code.byteLength)} KB minified, ${kb(gz)} KB gzip -9)`,
+    columns: ['folder or package', 'minified KB', 'share', '≈ gzip KB'],
+    rows: [...groups]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, bytes]) => [name, kb(bytes), `${((100 * bytes) / code.byteLength).toFixed(1)}%`, kb((gz * bytes) / code.byteLength)]),
+    notes: ['≈ gzip: the bundle\'s gzip size shared out by minified bytes (an estimate).'],
+  };
+}
+
 export async function measureOwn(): Promise<
   { name: keyof typeof ENTRIES; min: number; gz: number; byPackage: Map<string, number> }[]
 > {
@@ -128,17 +177,6 @@ export default async function size(): Promise<BenchTable[]> {
     `${gz <= BUDGETS[name] * KB ? 'met' : 'OVER'} (≤ ${BUDGETS[name]} KB)`,
   ]);
   rows.push(...(await measureOthers()));
-  // What the budgets would take: the same bundles with a dependency left out (made external).
-  const without: (string | number)[][] = [];
-  for (const [label, external] of [
-    ['zod (own code only)', ['zod', 'zod/*']],
-  ] as const) {
-    const row: (string | number)[] = [`without ${label}`];
-    for (const name of ['client', 'tasks'] as const) row.push(kb((await gzipSize(ENTRIES[name], ROOT, [...external])).gz));
-    without.push(row);
-  }
-  const whole = own.find((o) => o.name === 'client')!;
-  const parts = [...whole.byPackage].sort((a, b) => b[1] - a[1]);
   return [
     {
       title: 'Browser bundle size (esbuild --bundle --minify --platform=browser, KB = 1,000 bytes)',
@@ -146,28 +184,24 @@ export default async function size(): Promise<BenchTable[]> {
       rows,
       notes: ['Each row bundles `export * from <pkg>` unless named otherwise; dependencies included.'],
     },
-    {
-      title: 'The same bundles without zod (gzip -9 KB): our own code',
-      columns: ['bundle', 'whole client', 'omnimedia/tasks'],
-      rows: without,
-    },
-    {
-      title: 'What the whole-client bundle is made of (minified KiB, before gzip)',
-      columns: ['package', 'minified', 'share'],
-      rows: parts.map(([name, bytes]) => [name, kib(bytes), `${((100 * bytes) / whole.min).toFixed(0)}%`]),
-    },
+    await byModule(),
   ];
 }
 
-// `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling.
+// `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling, or zod
+// comes back into a bundle that must hold none.
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--check')) {
   let failed = false;
-  for (const { name, gz } of await measureOwn()) {
+  for (const { name, gz, byPackage } of await measureOwn()) {
     const ok = gz <= CEILINGS[name] * KB;
     failed ||= !ok;
     console.log(
       `${ok ? 'ok  ' : 'OVER'} ${name}: ${gz.toLocaleString('en-US')} B gzip -9 (target and CI ceiling ${CEILINGS[name]} KB)`,
     );
+    if (ZOD_FREE.includes(name) && byPackage.has('zod')) {
+      failed = true;
+      console.log(`ZOD  ${name}: bundles zod (${kib(byPackage.get('zod')!)} KiB minified); only omnimedia/schemas may load it`);
+    }
   }
   if (failed) process.exit(1);
 }

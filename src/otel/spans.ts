@@ -86,6 +86,8 @@ export class CallSpan implements TelemetrySpan {
     // The task a wait ended with: the completed one, or the failed one (a timeout has none).
     if (this.#operation === 'wait') this.#endWait(attributes, task, failed ? asTask((error as { task?: unknown }).task) : task);
     if (this.#operation === 'callback') this.#endCallback(attributes, result);
+    // An upload that sent no request: the cache's record, or another call's upload of the same bytes.
+    if ((result as { reused?: unknown } | undefined)?.reused === true) attributes['omnimedia.upload.reused'] = true;
     if (attributes['error.type'] !== undefined) this.span.setStatus({ code: SpanStatusCode.ERROR });
     this.span.setAttributes(attributes);
     this.span.end();

@@ -8,10 +8,13 @@
 import { OmniMediaError, ValidationError } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { readEnv } from '../internal/runtime.ts';
-import { loadValidation } from '../validation/load.ts';
+import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
+import type { Rule } from '../schemas/rules.ts';
+import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE } from '../schemas/video-rules.ts';
+import { parseInput } from '../validation/parse.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
-import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings } from './options.ts';
+import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission } from './options.ts';
 import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
 import { pageBody, readJson } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
@@ -58,12 +61,15 @@ export interface OmniMediaProxy {
   nodeHandler: (req: NodeProxyRequest, res: NodeProxyResponse, next?: (error?: unknown) => void) => void;
 }
 
-const SCHEMA = {
-  image_generation: 'ImageGenerateParamsSchema',
-  image_edit: 'ImageEditBodySchema',
-  video_generation: 'VideoGenerateBodySchema',
-  video_edit: 'VideoEditBodySchema',
-} as const;
+const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'video_edit', Rule<Record<string, unknown>, unknown>> = {
+  image_generation: IMAGE_GENERATE_RULE,
+  image_edit: IMAGE_EDIT_RULE,
+  video_generation: VIDEO_GENERATE_RULE,
+  video_edit: VIDEO_EDIT_RULE,
+};
+
+/** A key a service could read as `callback_url` (after NFKC and lower-casing). */
+const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
 
 const message = (error: unknown) => String((error as Error)?.message ?? error);
 
@@ -118,6 +124,30 @@ async function allow(settings: ProxySettings, request: Request, identity: ProxyI
   if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
 }
 
+/** ms the page's answer waits at most for `onSubmitted` (less when `timeout` is less). */
+const MAX_ON_SUBMITTED_WAIT_MS = 5_000;
+
+/**
+ * `onSubmitted`, once per accepted submission, before the page gets its task: but a hook that
+ * fails or hangs costs the page nothing. Past `timeout` (5 s at most: the page's client is
+ * waiting on the same clock, and a submission it gave up on is not retried) the page gets its
+ * task while the hook goes on; its failure is logged whenever it comes.
+ */
+async function submitted(settings: ProxySettings, submission: ProxySubmission): Promise<void> {
+  if (!settings.onSubmitted) return;
+  const hook = settings.onSubmitted;
+  const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
+  const running = (async () => hook(submission))().then(
+    () => 'done' as const,
+    (error: unknown) => void settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${message(error)}`),
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, wait, 'late')));
+  if ((await Promise.race([running, late])) === 'late')
+    settings.logger.warn(`proxy: onSubmitted still running after ${wait} ms for task ${submission.task_id}: the page got its task`);
+  clearTimeout(timer);
+}
+
 /** A submission's JSON body as the client checks it, `callback_url` the app's (or none). */
 async function submissionBody(settings: ProxySettings, route: Route, request: Request, read: () => Promise<Uint8Array | undefined>): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
@@ -129,12 +159,13 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
   }
   const body = await readJson(read, contentLength(request.headers.get('content-length')));
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ProxyRefusal(400, 'invalid_request', 'the body must be a JSON object');
-  // The service must not POST to an address a visitor chose.
-  const { callback_url: _dropped, ...params } = body as Record<string, unknown>;
-  const v = await loadValidation();
+  // The service must not POST to an address a visitor chose, under any spelling it may read as
+  // callback_url: many JSON readers match keys case-insensitively (Go's, folding U+212A to k;
+  // ASP.NET Core's), others take a camelCase alias.
+  const params = Object.fromEntries(Object.entries(body).filter(([key]) => !CALLBACK_KEY.test(key.normalize('NFKC').toLowerCase())));
   let checked: Record<string, unknown>;
   try {
-    checked = v.parseInput(v[SCHEMA[route.operation as keyof typeof SCHEMA]], params, `${route.operation} body`) as Record<string, unknown>;
+    checked = parseInput(RULE[route.operation as keyof typeof RULE], params, `${route.operation} body`);
   } catch (error) {
     if (error instanceof ValidationError) throw new ProxyRefusal(400, 'invalid_request', error.message, { issues: error.issues });
     throw error;
@@ -175,14 +206,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
     await allow(settings, request, identity, operation, body);
     const answer = await forward(settings, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
     const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
-    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string' && settings.onSubmitted) {
-      // Once per accepted submission; a hook that fails costs the page nothing: it gets its task.
-      try {
-        await settings.onSubmitted({ identity, operation, task_id: taskId });
-      } catch (error) {
-        settings.logger.error(`proxy: onSubmitted threw for task ${taskId}: ${message(error)}`);
-      }
-    }
+    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string') await submitted(settings, { identity, operation, task_id: taskId });
     return answer;
   } finally {
     page.exchange.close();
@@ -231,7 +255,9 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
-      if (error instanceof DOMException && error.name === 'AbortError') return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
+      // The page went away (fetch-style servers abort its signal with reasons of their own).
+      if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
+        return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
       settings.logger.error(`proxy: ${method} ${route.path}: ${message(error)}`);
       return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
     }

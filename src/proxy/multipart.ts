@@ -59,10 +59,11 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 function partFilename(block: string): string {
   let disposition: string | undefined;
   for (const line of block.split('\r\n')) {
-    const match = /^([A-Za-z0-9-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+    // Trimmed after the match: a lazy `(.*?)[ \t]*$` is quadratic in a run of blanks.
+    const match = /^([A-Za-z0-9-]+):(.*)$/.exec(line);
     if (!match) throw malformed('a part header that is not "Name: value" (or is folded)');
     const name = (match[1] as string).toLowerCase();
-    if (name === 'content-disposition' && disposition === undefined) disposition = match[2] as string;
+    if (name === 'content-disposition' && disposition === undefined) disposition = (match[2] as string).trim();
     else if (name !== 'content-type') throw malformed(`an unexpected part header (${name}): an upload is one plain file part`);
   }
   const parsed = /^form-data((?:\s*;\s*[A-Za-z*]+=(?:"[^"]*"|[^;"\s]*))*)\s*$/i.exec(disposition ?? '');
@@ -102,10 +103,13 @@ export async function readFilePart(read: ChunkSource, boundary: string): Promise
   while (buffer.length < opening.length && (await more()));
   if (indexOf(buffer.subarray(0, opening.length), opening) !== 0) throw malformed('the body does not start with the form\u2019s boundary');
   let headersEnd: number;
+  const tooLarge = () => malformed('the part\u2019s headers are larger than 8 KiB');
   while ((headersEnd = indexOf(buffer, HEADERS_END, opening.length)) === -1) {
-    if (buffer.length > MAX_PART_HEADERS) throw malformed('the part\u2019s headers are larger than 8 KiB');
+    if (buffer.length > MAX_PART_HEADERS) throw tooLarge();
     if (!(await more())) throw malformed('the body ends inside the part\u2019s headers');
   }
+  // Also when one read brought them all (a socket read is up to 64 KiB; a parsed body, whole).
+  if (headersEnd - opening.length > MAX_PART_HEADERS) throw tooLarge();
   const filename = partFilename(new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(opening.length, headersEnd)));
   buffer = buffer.subarray(headersEnd + HEADERS_END.length);
 

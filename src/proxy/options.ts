@@ -9,6 +9,7 @@ import { createLogger, type LevelledLogger, type Logger } from '../internal/logg
 import { objectOf, OptionProblems } from '../option-checks.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
+import { keyForms } from './upstream.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
@@ -139,6 +140,8 @@ export const DEFAULT_PROXY_IDLE_TIMEOUT_MS = 30_000;
 export interface ProxySettings {
   authorize: ProxyOptions['authorize'];
   apiKey: string;
+  /** The key as an echo may write it (upstream.ts `keyForms`). */
+  keyForms: readonly string[];
   /** Ends in `/`. */
   baseURL: string;
   /** `''` at the root, else `/a/b` (no trailing slash). */
@@ -217,6 +220,7 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
   return {
     authorize: o.authorize as ProxyOptions['authorize'],
     apiKey: apiKey as string,
+    keyForms: keyForms(apiKey as string),
     baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
     basePath: (basePath as string).replace(/\/$/, ''),
     allowedOrigins: origins,

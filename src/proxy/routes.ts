@@ -55,6 +55,21 @@ function ambiguity(target: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why a decoded task id could be read as more than one path segment: whitespace, a slash, a
+ * backslash, %, ? or #, or only dots; a ';' (a server that drops path parameters after decoding,
+ * as Spring's UrlPathHelper does, reads '..;x' as '..'); also once Unicode-normalised (NFKC),
+ * since a server that normalises (or maps to ASCII by "best fit") reads '\uff0f' as '/' and
+ * '\uff0e\uff0e' as '..'.
+ */
+function readsAsPathSyntax(taskId: string): string | undefined {
+  for (const form of new Set([taskId, taskId.normalize('NFKC')])) {
+    if (/[\s\\/%;?#]/.test(form)) return 'must not hold whitespace, a slash, a backslash, %, ;, ? or # (nor a Unicode form of one)';
+    if (form === '.' || form === '..') return 'must not read as "." or ".."';
+  }
+  return undefined;
+}
+
 const refusal = (status: RouteRefusal['status'], code: string, message: string, allow?: string): RouteRefusal =>
   allow ? { status, code, message, allow } : { status, code, message };
 
@@ -73,7 +88,8 @@ export function routeOf(method: string, target: string, basePath: string): Route
   if (problem) return refusal(400, 'ambiguous_target', `the request target holds ${problem}: refused rather than guessed at`);
   const rest = target.slice(basePath.length + 1);
   const preflight = method === 'OPTIONS';
-  const post = POSTS[rest];
+  // An own key only: `POSTS['constructor']` is Object, which is no endpoint.
+  const post = Object.hasOwn(POSTS, rest) ? POSTS[rest] : undefined;
   if (post) {
     if (method !== 'POST' && !preflight) return refusal(405, 'method_not_allowed', `${method} is not allowed here: POST only`, 'POST, OPTIONS');
     return { operation: post, path: rest, method: 'POST', preflight };
@@ -86,7 +102,7 @@ export function routeOf(method: string, target: string, basePath: string): Route
     } catch {
       return refusal(400, 'invalid_task_id', 'task_id: its percent-encoding is not UTF-8');
     }
-    const problem = taskIdProblem(taskId) ?? (/[\s\\/%?#]/.test(taskId) ? 'must not hold whitespace, a slash, a backslash, %, ? or #' : undefined);
+    const problem = taskIdProblem(taskId) ?? readsAsPathSyntax(taskId);
     if (problem) return refusal(400, 'invalid_task_id', `task_id: ${problem}`);
     return { operation: 'task_query', path: `${TASKS}${encodeURIComponent(taskId)}`, method: 'GET', preflight, taskId };
   }

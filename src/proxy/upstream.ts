@@ -21,6 +21,8 @@ export interface UpstreamSettings {
   /** Ends in `/`. */
   baseURL: string;
   apiKey: string;
+  /** The key as an echo may write it (`keyForms`): removed from what the page gets. */
+  keyForms: readonly string[];
   fetch: Fetch;
   timeout: number;
   logger: LevelledLogger;
@@ -37,6 +39,28 @@ export interface UpstreamAnswer {
 }
 
 const decoder = new TextDecoder();
+
+/**
+ * The key as a service's echo may write it: as is, percent-encoded (either case of hex), and in
+ * base64, standard or URL-safe. Inside a longer base64 text (`Bearer <key>`, `user:<key>`) the
+ * key's bytes start at one of three places in a 3-byte group, which gives three runs of
+ * characters that any such text holds: all six are listed.
+ */
+export function keyForms(key: string): string[] {
+  const percent = encodeURIComponent(key);
+  const forms = new Set([key, percent, percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]);
+  const bytes = new TextEncoder().encode(key);
+  for (let offset = 0; offset < 3; offset++) {
+    const whole = bytes.subarray(offset, bytes.length - ((bytes.length - offset) % 3));
+    if (whole.length === 0) continue;
+    const base64 = btoa(String.fromCharCode(...whole));
+    forms.add(base64).add(base64.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...forms];
+}
+
+/** `text` without any form of the key. */
+const redactForms = (text: string, forms: readonly string[]) => forms.reduce((out, form) => redact(out, form), text);
 
 export interface UpstreamRequest {
   route: Route;
@@ -84,8 +108,8 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
     }
     const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
-    const { json, text } = safeBody(response.status, bytes, settings.apiKey);
-    return { status: response.status, headers: passedHeaders(response.headers, settings.apiKey), body: json, text };
+    const { json, text } = safeBody(response.status, bytes, settings.keyForms);
+    return { status: response.status, headers: passedHeaders(response.headers, settings.keyForms), body: json, text };
   } catch (error) {
     throw failure(error, exchange, settings, route);
   } finally {
@@ -95,11 +119,11 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
 
 const redirected = () => new ProxyRefusal(502, 'upstream_redirect', 'the service answered with a redirect, which the proxy does not follow');
 
-function passedHeaders(headers: Headers, apiKey: string): Record<string, string> {
+function passedHeaders(headers: Headers, forms: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
     const value = headers.get(name);
-    if (value !== null) out[name] = redact(value, apiKey);
+    if (value !== null) out[name] = redactForms(value, forms);
   }
   return out;
 }
@@ -110,14 +134,14 @@ function passedHeaders(headers: Headers, apiKey: string): Record<string, string>
  * `\u0041`). An error body that is not JSON is replaced by our own words: text can hide the key
  * in too many ways to be passed on. A success that is not JSON is a bad gateway.
  */
-function safeBody(status: number, bytes: Uint8Array, apiKey: string): { json: unknown; text: string } {
+function safeBody(status: number, bytes: Uint8Array, forms: readonly string[]): { json: unknown; text: string } {
   try {
     const text = decoder.decode(bytes);
     const json: unknown = JSON.parse(text);
-    // No escape and no key in the text: no string in it can hold the key, so it goes as it came
-    // (a task answer usually: one parse instead of two copies and a re-serialisation).
-    if (!text.includes('\\') && !text.includes(apiKey)) return { json, text };
-    const safe = redactDeep(toPlainData(json), apiKey);
+    // No escape and no form of the key in the text: no string in it can hold the key, so it goes
+    // as it came (a task answer usually: one parse instead of two copies and a re-serialisation).
+    if (!text.includes('\\') && !forms.some((form) => text.includes(form))) return { json, text };
+    const safe = forms.reduce((value, form) => redactDeep(value, form), toPlainData(json));
     return { json: safe, text: JSON.stringify(safe) };
   } catch (error) {
     const what = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';

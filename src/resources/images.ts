@@ -8,6 +8,8 @@ import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
 import type { TaskSubmission } from '../schemas/task.ts';
+import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
+import { parseInput } from '../validation/parse.ts';
 
 // Image tasks have no normalized_model: their kind, for learning durations, is what was asked.
 function imageDurationKey(operation: string, body: Record<string, unknown>): string {
@@ -52,7 +54,7 @@ export class Images {
         answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
-        body: (_options, v) => v.parseInput(v.ImageGenerateParamsSchema, params, 'images.generate params'),
+        body: () => parseInput(IMAGE_GENERATE_RULE, params, 'images.generate params'),
       },
       options,
     );
@@ -80,7 +82,7 @@ export class Images {
         answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
-        body: (requestOptions, v) => {
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const url = (ref: ImageReference, path: string) => uploads.reference(ref, 'url', path, IMAGE_UPLOAD_RULE);
@@ -91,7 +93,7 @@ export class Images {
             ...(mask !== undefined ? { mask: url(mask, 'mask') } : {}),
           };
           return uploads.settle(this.#context.upload, requestOptions.signal, () =>
-            v.parseInput(v.ImageEditBodySchema, body, 'images.edit params', issues),
+            parseInput(IMAGE_EDIT_RULE, body, 'images.edit params', issues),
           );
         },
       },

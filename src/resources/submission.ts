@@ -4,7 +4,6 @@ import { isUnusableAnswer } from '../transport/retry-policy.ts';
 import type { RequestOptions } from '../options.ts';
 import type { AnswerShape } from '../schemas/tolerant.ts';
 import { parseResponse } from '../validation/answers.ts';
-import { loadValidation, type Validation } from '../validation/load.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
 import type { ResourceContext } from './context.ts';
@@ -17,10 +16,9 @@ export interface Submission {
   kind: string;
   /**
    * Validates the params and builds the JSON body (uploading any file objects first, under the
-   * call's signal); throws `ValidationError` before any request. `validation` is the lazily
-   * loaded schemas and parse helpers (src/validation/load.ts).
+   * call's signal); throws `ValidationError` before any request.
    */
-  body: (options: RequestOptions, validation: Validation) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  body: (options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** What the answer holds (schemas/answers.ts). */
   answer: AnswerShape;
   /** The wait's deadline when the caller gives none. */
@@ -47,8 +45,7 @@ export function submitTask<S extends { task_id: string }>(
   const span = context.telemetry?.call(submission.what);
   const work = async () => {
     checkRequestOptions(options, submission.what);
-    const validation = await loadValidation();
-    let json = await submission.body(options, validation);
+    let json = await submission.body(options);
     // The one place every submission passes: each callback_url gets the client's token here.
     const tokens = context.callbackTokens;
     if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };

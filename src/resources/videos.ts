@@ -6,7 +6,8 @@ import type { ResourceContext } from './context.ts';
 import { submitTask } from './submission.ts';
 import { VIDEO_SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
-import type { Validation } from '../validation/load.ts';
+import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_PROMPT_RULE } from '../schemas/video-rules.ts';
+import { checkInput, parseInput } from '../validation/parse.ts';
 import { IMAGE_TO_VIDEO_MODEL, MAX_REFERENCE_IMAGES, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL } from '../schemas/constants.ts';
 import type { VideoTaskSubmission } from '../schemas/task.ts';
 import type { VideoEditParams, VideoGenerateParams, VideoImageReference, VideoMessage } from '../schemas/videos.ts';
@@ -25,17 +26,10 @@ function messagesFrom(prompt: string, imageUrls: readonly string[]): VideoMessag
   ];
 }
 
-/** Check the `{prompt}` form's prompt, collecting issues instead of throwing. */
-function checkPrompt(v: Validation, prompt: unknown, issues: ValidationIssue[]): string {
-  const result = v.safeParse(v.videoPromptSchema, prompt);
-  if (!result.success) issues.push(...v.toValidationIssues(result.error, 'prompt'));
-  return prompt as string;
-}
-
 /** The prompt when valid; else its issues are recorded and a placeholder keeps the body well-formed. */
-function promptOrPlaceholder(v: Validation, prompt: unknown, issues: ValidationIssue[]): string {
+function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string {
   const before = issues.length;
-  const text = checkPrompt(v, prompt, issues);
+  const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
   return issues.length === before ? text : '-';
 }
 
@@ -85,7 +79,7 @@ export class Videos {
         answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_generation', body),
-        body: (requestOptions, v) => {
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
@@ -94,9 +88,9 @@ export class Videos {
           if (messages !== undefined) {
             if (prompt !== undefined || images !== undefined)
               issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
-            return v.parseInput(v.VideoGenerateBodySchema, { ...rest, model, messages }, 'videos.generate params', issues);
+            return parseInput(VIDEO_GENERATE_RULE, { ...rest, model, messages }, 'videos.generate params', issues);
           }
-          const text = checkPrompt(v, prompt, issues);
+          const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
           let urls: string[] = [];
           if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
           else if (images) {
@@ -121,7 +115,7 @@ export class Videos {
           const messagesOk = issues.length === 0;
           const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
           return uploads.settle(this.#context.upload, requestOptions.signal, () =>
-            v.parseInput(v.VideoGenerateBodySchema, body, 'videos.generate params', issues),
+            parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
           );
         },
       },
@@ -150,7 +144,7 @@ export class Videos {
         answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
-        body: (requestOptions, v) => {
+        body: (requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
@@ -161,11 +155,11 @@ export class Videos {
           const body = {
             ...rest,
             model: model ?? VIDEO_EDIT_MODEL,
-            messages: messages ?? messagesFrom(promptOrPlaceholder(v, prompt, issues), []),
+            messages: messages ?? messagesFrom(promptOrPlaceholder(prompt, issues), []),
             ...(uploadId !== undefined ? { input_video: { upload_id: uploadId } } : {}),
           };
           return uploads.settle(this.#context.upload, requestOptions.signal, () =>
-            v.parseInput(v.VideoEditBodySchema, body, 'videos.edit params', issues),
+            parseInput(VIDEO_EDIT_RULE, body, 'videos.edit params', issues),
           );
         },
       },

@@ -1,5 +1,5 @@
-// The values of the public enums, free of zod: the main entry exports them without loading
-// zod (which is loaded at the first validation, see src/validation/load.ts).
+// The values of the public enums, free of zod: the main entry exports them, and the client
+// never loads zod (only omnimedia/schemas does).
 
 /**
  * The `quality` values of an image request.

@@ -1,9 +1,4 @@
-import * as z from 'zod/mini';
-
-/** Build a zod error option that says "is required" for a missing value, else what it must be. */
-export function mustBe(what: string) {
-  return { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`) };
-}
+import { filled, rule, text, type Rule } from './rules.ts';
 
 /** Length in Unicode code points, which is what a person counts as characters (an emoji is one). */
 export function countCodePoints(text: string): number {
@@ -22,33 +17,21 @@ export function countCodePoints(text: string): number {
 
 export const MAX_IMAGE_PROMPT_LENGTH = 4000;
 
-/** A non-empty prompt; `max` in code points when the spec gives a limit. */
-export function promptSchema(max?: number) {
-  return z.string(mustBe('a string')).check(
-    z.superRefine((value, ctx) => {
-      if (value.trim().length === 0) ctx.issues.push({ code: 'custom', input: value, message: 'must not be empty' });
-      else if (max !== undefined) {
-        const length = countCodePoints(value);
-        if (length > max)
-          ctx.issues.push({
-            code: 'custom',
-            input: value,
-            message: `must be at most ${max.toLocaleString('en-US')} characters (got ${length.toLocaleString('en-US')})`,
-          });
-      }
-    }),
-  );
-}
+/** A prompt that is not blank; `max` in code points when the spec gives a limit. */
+export const prompt = (max?: number): Rule<string> =>
+  text('a string', (value) => {
+    if (!value.trim()) return 'must not be empty';
+    const length = countCodePoints(value);
+    if (max !== undefined && length > max)
+      return `must be at most ${max.toLocaleString('en-US')} characters (got ${length.toLocaleString('en-US')})`;
+    return undefined;
+  });
 
-export const modelSchema = z.string(mustBe('a string')).check(z.minLength(1, 'must not be empty'));
+export const model: Rule<string> = filled();
 
 /** The service POSTs the result to this address, so it must be absolute http(s). */
-export const callbackUrlSchema = z.string(mustBe('a string')).check(
-  z.refine((value) => {
-    if (!URL.canParse(value)) return false;
-    const { protocol } = new URL(value);
-    return protocol === 'http:' || protocol === 'https:';
-  }, 'must be an absolute http(s) URL'),
+export const callbackUrl: Rule<string> = text('a string', (value) =>
+  URL.canParse(value) && /^https?:$/.test(new URL(value).protocol) ? undefined : 'must be an absolute http(s) URL',
 );
 
 /** `a`, `b`, ... as a readable message fragment: `"a", "b" or "c"`. */
@@ -57,6 +40,6 @@ export function oneOf(values: readonly (string | number)[]): string {
   return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : (quoted[0] ?? '');
 }
 
-export function enumSchema<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, mustBe(`one of ${oneOf(values)}`));
-}
+/** One of `values`, as given. */
+export const enumOf = <const T extends readonly string[]>(values: T): Rule<T[number]> =>
+  rule((value) => (values.includes(value as string) ? undefined : `must be one of ${oneOf(values)}`));

@@ -1,30 +1,11 @@
-import * as z from 'zod/mini';
-import { IMAGE_QUALITIES } from './constants.ts';
-import { MAX_IMAGE_PROMPT_LENGTH, callbackUrlSchema, enumSchema, modelSchema, mustBe, promptSchema } from './fields.ts';
-import { imageSizeProblem } from './image-size.ts';
-
-const sizeSchema = z.string(mustBe('a string such as "1024x1024" or "auto"')).check(
-  z.superRefine((value, ctx) => {
-    const problem = imageSizeProblem(value);
-    if (problem) ctx.issues.push({ code: 'custom', input: value, message: problem });
-  }),
-);
-
-const nSchema = z.int(mustBe('an integer from 1 to 4')).check(
-  z.gte(1, 'must be an integer from 1 to 4'),
-  z.lte(4, 'must be an integer from 1 to 4'),
-);
-
-/** @internal The fields both image schemas share. */
-export const imageOptionsShape = {
-  size: z.optional(sizeSchema),
-  n: z.optional(nSchema),
-  quality: z.optional(enumSchema(IMAGE_QUALITIES)),
-  callback_url: z.optional(callbackUrlSchema),
-};
+import type * as z from 'zod/mini';
+import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from './image-rules.ts';
+import type { ImageQuality } from './images.ts';
+import { objectSchema } from './rule-schema.ts';
 
 /**
- * The JSON body of `POST /v1/images/generations`. Unknown fields pass through.
+ * The JSON body of `POST /v1/images/generations`, checked by the rules the client runs (same
+ * paths, same messages). Unknown fields pass through.
  *
  * @example
  * ```ts
@@ -33,11 +14,17 @@ export const imageOptionsShape = {
  * const checked = z.safeParse(ImageGenerateParamsSchema, await request.json());
  * ```
  */
-export const ImageGenerateParamsSchema = z.looseObject({
-  model: modelSchema,
-  prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
-  ...imageOptionsShape,
-});
+export const ImageGenerateParamsSchema: z.ZodMiniObject<
+  {
+    model: z.ZodMiniType<string, string>;
+    prompt: z.ZodMiniType<string, string>;
+    size: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    n: z.ZodMiniOptional<z.ZodMiniType<number, number>>;
+    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality, ImageQuality>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+  },
+  z.core.$loose
+> = objectSchema(IMAGE_GENERATE_RULE);
 
 /**
  * The JSON body of `POST /v1/images/edits`, once every image is an uploaded URL.
@@ -49,18 +36,16 @@ export const ImageGenerateParamsSchema = z.looseObject({
  * const result = z.safeParse(ImageEditBodySchema, { model: 'omni-image', prompt: 'night', image: uploadUrl });
  * ```
  */
-export const ImageEditBodySchema = z.looseObject({
-  model: modelSchema,
-  prompt: promptSchema(MAX_IMAGE_PROMPT_LENGTH),
-  image: z.union(
-    [
-      z.string().check(z.minLength(1, 'must not be empty')),
-      z.array(z.string(mustBe('an uploaded image URL')).check(z.minLength(1, 'must not be empty'))).check(
-        z.minLength(1, 'must hold at least one image'),
-      ),
-    ],
-    mustBe('an uploaded image URL or a list of them'),
-  ),
-  mask: z.optional(z.string(mustBe('an uploaded image URL')).check(z.minLength(1, 'must not be empty'))),
-  ...imageOptionsShape,
-});
+export const ImageEditBodySchema: z.ZodMiniObject<
+  {
+    model: z.ZodMiniType<string, string>;
+    prompt: z.ZodMiniType<string, string>;
+    image: z.ZodMiniType<string | string[], string | string[]>;
+    mask: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    size: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+    n: z.ZodMiniOptional<z.ZodMiniType<number, number>>;
+    quality: z.ZodMiniOptional<z.ZodMiniType<ImageQuality, ImageQuality>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+  },
+  z.core.$loose
+> = objectSchema(IMAGE_EDIT_RULE);

@@ -1,10 +1,11 @@
 /**
  * The zod (zod/mini) schemas of every request body and response, for callers who validate or
- * compose with them, with the types they produce. Kept out of the main entry so that importing
- * `omnimedia` does not load zod.
+ * compose with them, with the types they produce. They are built from the rules the client
+ * runs (the same paths and messages as its `ValidationError`), and kept out of the main entry:
+ * the client never loads zod.
  *
- * schemas/: the wire shapes (zod schemas) and the input and result types; imports only
- * schemas/.
+ * schemas/: the request rules (plain checks), the answer shapes, the input and result types,
+ * and the zod schemas built from them (only this entry imports zod); imports only schemas/.
  *
  * @module omnimedia/schemas
  */

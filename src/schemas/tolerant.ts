@@ -9,6 +9,7 @@
  * reachable with `rawAnswer`, and what was read or left out is listed (`answerNotes`) for the
  * client to warn about once. Zod-free: the main entry exports `rawAnswer`.
  */
+import { isRecord } from './rules.ts';
 import { taskIdProblem } from './task-id.ts';
 
 /**
@@ -66,8 +67,6 @@ const NUMERIC = /^-?(0|[1-9]\d*)(\.\d+)?(e[+-]?\d+)?$/i;
 // A date-time with its offset, to the millisecond: the one date string that names one instant
 // exactly (no offset is local time, wherever that is; more digits would be rounded away).
 const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)$/i;
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `value` read as `rule` without loss, or `undefined` when it cannot be. */
 function readAs(rule: 's' | 'n' | 't', value: unknown): unknown {

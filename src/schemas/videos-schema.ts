@@ -1,18 +1,7 @@
-import * as z from 'zod/mini';
-import { ASPECT_RATIOS, MAX_REFERENCE_IMAGES, VIDEO_RESOLUTIONS, VIDEO_SECONDS } from './constants.ts';
-import { callbackUrlSchema, enumSchema, modelSchema, mustBe, oneOf, promptSchema } from './fields.ts';
-import type { VideoSeconds } from './videos.ts';
-
-const contentPartSchema = z.union(
-  [
-    z.looseObject({ type: z.literal('text'), text: z.string(mustBe('a string')) }),
-    z.looseObject({
-      type: z.literal('image_url'),
-      image_url: z.looseObject({ url: z.string(mustBe('an uploaded image URL')).check(z.minLength(1)) }),
-    }),
-  ],
-  mustBe('a {type: "text", text} or {type: "image_url", image_url: {url}} part'),
-);
+import type * as z from 'zod/mini';
+import { objectSchema } from './rule-schema.ts';
+import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_MESSAGE_RULE } from './video-rules.ts';
+import type { AspectRatio, VideoContentPart, VideoMessage, VideoResolution, VideoSeconds } from './videos.ts';
 
 /**
  * One chat-format message of a video request.
@@ -24,39 +13,17 @@ const contentPartSchema = z.union(
  * const message = z.parse(VideoMessageSchema, { role: 'user', content: 'a fox' });
  * ```
  */
-export const VideoMessageSchema = z.looseObject({
-  role: z.string(mustBe('a string such as "user"')),
-  content: z.union([z.string(), z.array(contentPartSchema)], mustBe('a string or a list of content parts')),
-});
-
-const messagesSchema = z.array(VideoMessageSchema, mustBe('a list of chat messages')).check(
-  z.minLength(1, 'must hold at least one message'),
-  z.superRefine((messages, ctx) => {
-    const images = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((p) => p.type === 'image_url');
-    if (images.length > MAX_REFERENCE_IMAGES)
-      ctx.issues.push({
-        code: 'custom',
-        input: messages,
-        message: `may reference at most ${MAX_REFERENCE_IMAGES} images (got ${images.length})`,
-      });
-  }),
-);
-
-// Typed by hand: an inferred union of literals prints in whatever order the compiler met its
-// members, which made the API report (api/) differ between machines.
-const secondsSchema: z.ZodMiniType<(typeof VIDEO_SECONDS)[number], VideoSeconds> = z.pipe(
-  z.union([z.literal([4, 6, 8, 10]), z.enum(VIDEO_SECONDS)], mustBe(`one of ${oneOf([4, 6, 8, 10])}`)),
-  z.transform((value) => String(value) as (typeof VIDEO_SECONDS)[number]),
-);
-
-const videoOptionsShape = {
-  aspect_ratio: z.optional(enumSchema(ASPECT_RATIOS)),
-  resolution: z.optional(enumSchema(VIDEO_RESOLUTIONS)),
-  callback_url: z.optional(callbackUrlSchema),
-};
+export const VideoMessageSchema: z.ZodMiniObject<
+  {
+    role: z.ZodMiniType<VideoMessage['role'], VideoMessage['role']>;
+    content: z.ZodMiniType<string | VideoContentPart[], string | VideoContentPart[]>;
+  },
+  z.core.$loose
+> = objectSchema(VIDEO_MESSAGE_RULE);
 
 /**
- * The JSON body of `POST /v1/video/generate`. Unknown fields pass through.
+ * The JSON body of `POST /v1/video/generate`, checked by the rules the client runs (same paths,
+ * same messages). Unknown fields pass through.
  *
  * @example
  * ```ts
@@ -66,12 +33,17 @@ const videoOptionsShape = {
  * body.seconds; // '8': sent as a string
  * ```
  */
-export const VideoGenerateBodySchema = z.looseObject({
-  model: modelSchema,
-  messages: messagesSchema,
-  seconds: z.optional(secondsSchema),
-  ...videoOptionsShape,
-});
+export const VideoGenerateBodySchema: z.ZodMiniObject<
+  {
+    model: z.ZodMiniType<string, string>;
+    messages: z.ZodMiniType<VideoMessage[], VideoMessage[]>;
+    seconds: z.ZodMiniOptional<z.ZodMiniType<Exclude<VideoSeconds, number>, VideoSeconds>>;
+    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio, AspectRatio>>;
+    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution, VideoResolution>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+  },
+  z.core.$loose
+> = objectSchema(VIDEO_GENERATE_RULE);
 
 /**
  * The JSON body of `POST /v1/video/edits`. It has no `seconds`.
@@ -83,16 +55,15 @@ export const VideoGenerateBodySchema = z.looseObject({
  * const result = z.safeParse(VideoEditBodySchema, { model: 'omni_flash_edit', messages, input_video: { upload_id } });
  * ```
  */
-export const VideoEditBodySchema = z.looseObject({
-  model: modelSchema,
-  messages: messagesSchema,
-  input_video: z.looseObject(
-    { upload_id: z.string(mustBe('a video upload id')).check(z.minLength(1, 'must not be empty')) },
-    mustBe('{upload_id} from uploads.video'),
-  ),
-  seconds: z.optional(z.never('video edits take no seconds: the length follows the source video')),
-  ...videoOptionsShape,
-});
-
-/** @internal The prompt of the `{ prompt }` form, checked before the messages are built. */
-export const videoPromptSchema = promptSchema();
+export const VideoEditBodySchema: z.ZodMiniObject<
+  {
+    model: z.ZodMiniType<string, string>;
+    messages: z.ZodMiniType<VideoMessage[], VideoMessage[]>;
+    input_video: z.ZodMiniType<{ upload_id: string }, { upload_id: string }>;
+    seconds: z.ZodMiniOptional<z.ZodMiniType<never, never>>;
+    aspect_ratio: z.ZodMiniOptional<z.ZodMiniType<AspectRatio, AspectRatio>>;
+    resolution: z.ZodMiniOptional<z.ZodMiniType<VideoResolution, VideoResolution>>;
+    callback_url: z.ZodMiniOptional<z.ZodMiniType<string, string>>;
+  },
+  z.core.$loose
+> = objectSchema(VIDEO_EDIT_RULE);

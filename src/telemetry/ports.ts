@@ -25,7 +25,8 @@ export interface TelemetrySpan {
   /**
    * End the span: with the error the call threw, else with what it returned (a task, a
    * submission, an upload record, a callback handler's answer), from which the task's id and
-   * status are read.
+   * status are read. An upload that sent no request of its own (the upload cache gave it a
+   * record, or another caller's upload of the same bytes) ends with `{ reused: true }`.
    */
   end(error?: unknown, result?: unknown): void;
   /**

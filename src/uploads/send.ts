@@ -17,6 +17,8 @@ import { uploadCacheKey, type UploadCache } from './cache.ts';
 import type { PreparedFile } from './inputs.ts';
 
 const ENDPOINT = { image: 'v1/uploads/images', video: 'v1/uploads/videos' } as const;
+/** What an upload's span ends with when the call reused a record (see `TelemetrySpan.end`). */
+const REUSED = { reused: true };
 
 /** Sends a file `prepareFile` already checked; resolves with its upload record. */
 export type Uploader = (file: PreparedFile, options?: UploadOptions) => Promise<ImageUpload | VideoUpload>;
@@ -49,6 +51,8 @@ export function createUploader(ports: UploaderPorts): Uploader {
     if (cached) {
       ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
       options.onProgress?.({ loaded: file.source.size, total: file.source.size });
+      // This call sent no request: its time went to another caller's upload, or to none.
+      span?.end(undefined, REUSED);
     }
     return record;
   };

@@ -1,29 +1,33 @@
-import * as z from 'zod/mini';
+/**
+ * validation/: the rules put to work, inputs checked into `ValidationError`s (the request
+ * rules of schemas/, plain checks) and answers into `APIError`s (answers.ts). Zod-free: the
+ * client never loads zod; `omnimedia/schemas` builds zod schemas from the same rules.
+ */
 import { ValidationError, type ValidationIssue } from '../errors.ts';
+import type { Rule, RuleIssue, RulePath } from '../schemas/rules.ts';
 
-function formatPath(path: readonly PropertyKey[], prefix?: string): string {
-  let out = prefix ?? '';
-  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${String(key)}`;
+/** `messages[0].content`: a rule's path as `ValidationIssue.path` writes it. */
+function formatPath(path: RulePath): string {
+  let out = '';
+  for (const key of path) out += typeof key === 'number' ? `[${key}]` : `${out ? '.' : ''}${key}`;
   return out;
 }
 
-/** zod issues as `{path, message}` pairs naming the field and the rule. */
-export function toValidationIssues(error: z.core.$ZodError, prefix?: string): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: formatPath(issue.path, prefix), message: issue.message }));
+/** Check `value` (found at `path`) by `rule`, adding each rule it breaks to `issues`; returns what is sent. */
+export function checkInput<T>(rule: Rule<T, unknown>, value: unknown, issues: ValidationIssue[], path: RulePath = []): T {
+  const found: RuleIssue[] = [];
+  const sent = rule(value, found, path);
+  for (const issue of found) issues.push({ path: formatPath(issue.path), message: issue.message });
+  return sent;
 }
 
 /**
  * Validate caller input: a `ValidationError` naming every broken rule (with `issues` found
  * earlier by the caller), before any request.
  */
-export function parseInput<T extends z.core.$ZodType>(
-  schema: T,
-  input: unknown,
-  context: string,
-  issues: readonly ValidationIssue[] = [],
-): z.output<T> {
-  const result = z.safeParse(schema, input);
-  const all = result.success ? issues : [...issues, ...toValidationIssues(result.error)];
-  if (all.length > 0 || !result.success) throw new ValidationError(all, context);
-  return result.data;
+export function parseInput<T>(rule: Rule<T, unknown>, input: unknown, context: string, issues: readonly ValidationIssue[] = []): T {
+  const all = [...issues];
+  const sent = checkInput(rule, input, all);
+  if (all.length > 0) throw new ValidationError(all, context);
+  return sent;
 }

@@ -323,7 +323,9 @@ describe('parseCallback under fuzzing', () => {
             expect(read.task_id).toBe(task.task_id);
             const got = (read as unknown as Record<string, unknown>)[field];
             if (got !== undefined) expect(fields[field] === 'array' ? Array.isArray(got) : typeof got).toBe(fields[field] === 'array' ? true : fields[field]);
-            if (value !== null) expect((rawAnswer(read) as Record<string, unknown>)[field]).toEqual(value);
+            // `__proto__` keys are dropped on reading (internal/plain-data.ts): JSON.parse makes them own keys.
+            const asSent = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([key]) => key !== '__proto__')) : value;
+            if (value !== null) expect((rawAnswer(read) as Record<string, unknown>)[field]).toEqual(asSent);
           }
         },
       ),

@@ -10,6 +10,8 @@ const targets: Record<string, string> = {
   'omnimedia/proxy': src('proxy/index.ts'),
   'omnimedia/otel': src('otel/index.ts'),
   'omnimedia/ai-sdk': src('ai-sdk/index.ts'),
+  'omnimedia/schemas': src('schemas/index.ts'),
+  'omnimedia/tasks': src('tasks.ts'),
   'omnimedia/testing': src('testing/index.ts'),
   'omnimedia/testing/msw': src('testing/msw.ts'),
 };

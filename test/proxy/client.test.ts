@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, OmniMedia, ValidationError, type TaskResult } from 'omnimedia';
+import { TasksClient } from 'omnimedia/tasks';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { KEY, SESSION, startProxy, type RunningProxy } from './helpers.ts';
 
@@ -118,6 +119,18 @@ describe('a page\u2019s client through the proxy, in front of the mock service',
     for await (const task of client.tasks.watch(task_id, WAIT)) seen.push(task);
     expect(seen.at(-1)?.status).toBe('completed');
     expect((await client.tasks.wait(task_id, WAIT)).status).toBe('completed');
+  });
+
+  it('a page that only follows tasks: TasksClient({ proxyURL }) retrieves and waits through the proxy', async () => {
+    const { task_id } = await client.images.generate({ model: 'omni-image', prompt: 'a heron' });
+    const tasks = new TasksClient({ proxyURL: `${proxy.url}/api/omnimedia`, defaultHeaders: { cookie: SESSION } });
+    const before = mock.mock.requests.length;
+    expect((await tasks.retrieve(task_id)).task_id).toBe(task_id);
+    expect((await tasks.wait(task_id, WAIT)).status).toBe('completed');
+    // Every query reached the service through the proxy, which asked for the session.
+    expect(mock.mock.requests.slice(before).every((r) => r.path === `/v1/tasks/${task_id}`)).toBe(true);
+    const anonymous = new TasksClient({ proxyURL: `${proxy.url}/api/omnimedia` });
+    await expect(anonymous.retrieve(task_id)).rejects.toBeInstanceOf(AuthenticationError);
   });
 
   it('local validation still throws before anything is sent', async () => {

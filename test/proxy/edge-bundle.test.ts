@@ -50,7 +50,7 @@ describe('omnimedia/proxy on an edge worker', () => {
       expect(answer.status).toBe(200);
       expect(await answer.json()).toEqual({ task_id: 'task_1', status: 'completed', seen: '/v1/tasks/task_1' });
       const submitted = await worker.fetch(new Request('https://app.example.com/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","prompt":""}' }));
-      expect(submitted.status).toBe(400); // the SDK's schemas, zod included, came with it
+      expect(submitted.status).toBe(400); // the SDK's request rules came with it
     } finally {
       await upstream.close();
     }

@@ -1,6 +1,7 @@
-import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { countCodePoints, oneOf, promptSchema } from '../../src/schemas/fields.ts';
+import type { ValidationIssue } from '../../src/errors.ts';
+import { countCodePoints, oneOf, prompt } from '../../src/schemas/fields.ts';
+import { checkInput } from '../../src/validation/parse.ts';
 
 describe('countCodePoints', () => {
   it.each([
@@ -18,11 +19,12 @@ describe('countCodePoints', () => {
   });
 });
 
-describe('promptSchema', () => {
-  const schema = promptSchema(4000);
+describe('the prompt rule', () => {
+  const rule = prompt(4000);
   const issues = (value: unknown) => {
-    const result = z.safeParse(schema, value);
-    return result.success ? [] : result.error.issues.map((i) => i.message);
+    const found: ValidationIssue[] = [];
+    checkInput(rule, value, found);
+    return found.map((i) => i.message);
   };
 
   it('counts code points against the limit', () => {

@@ -1,7 +1,7 @@
 // Drives Debian's chromium (playwright-core) on a browser app's page whose server mounts the
 // installed `omnimedia/proxy` (proxy-server.mjs, started here from the consumer project): the
-// page signs in (an HttpOnly cookie), then runs the whole client through the proxy, and every
-// response it received is searched for the key.
+// page signs in (an HttpOnly cookie), then runs the whole client and the AI SDK provider
+// through the proxy, and every response it received is searched for the key.
 // Usage: node proxy-run.mjs <appDir> <bundle.js>
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,7 +35,10 @@ try {
   const errors = [];
   const seen = []; // every response the page got: url, status line, headers, body
   const requests = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
+  page.on('pageerror', (error) => {
+    errors.push(String(error));
+    console.error(`[page error] ${String(error)}`);
+  });
   page.on('console', (message) => message.type() === 'error' && console.error(`[page] ${message.text()}`));
   page.on('request', (request) => requests.push(request.url()));
   page.on('response', async (response) => {
@@ -52,10 +55,16 @@ try {
   if (report.video?.status !== 'completed') problems.push(`video: ${JSON.stringify(report.video)}`);
   if (report.image?.status !== 'completed') problems.push(`image: ${JSON.stringify(report.image)}`);
   if (report.validation !== 'ValidationError') problems.push(`local validation: ${report.validation}`);
+  if (report.aiImage?.images !== 1 || report.aiImage.mediaType !== 'image/png' || !report.aiImage.keyless) problems.push(`ai-sdk image: ${JSON.stringify(report.aiImage)}`);
+  if (!report.aiVideo?.mp4 || report.aiVideo.model !== 'omni_flash_components_720p_4s') problems.push(`ai-sdk video: ${JSON.stringify(report.aiVideo)}`);
   if (report.cookieVisible !== '') problems.push(`the page can read the session cookie: ${report.cookieVisible}`);
   const proxied = requests.filter((url) => url.startsWith(`${started.app}/api/omnimedia/v1/`));
-  if (!proxied.some((url) => url.endsWith('/v1/uploads/images'))) problems.push('no upload went through the proxy');
-  if (requests.some((url) => url.startsWith(started.mock))) problems.push('the page talked to the service directly');
+  // The client's File, the AI SDK's image to edit and its video's reference.
+  const uploads = proxied.filter((url) => url.endsWith('/v1/uploads/images')).length;
+  if (uploads !== 3) problems.push(`${uploads} uploads went through the proxy, not 3`);
+  // Only result files come from the service itself (its public URLs); every API call goes through the proxy.
+  const direct = requests.filter((url) => url.startsWith(started.mock) && !new URL(url).pathname.startsWith('/files/results/'));
+  if (direct.length) problems.push(`the page talked to the service directly: ${direct.join(', ')}`);
   const leaked = seen.filter((text) => forms.some((form) => text.includes(form)));
   if (leaked.length) problems.push(`the key reached the page in ${leaked.length} responses`);
   if (errors.length) problems.push(`page errors: ${errors.join('; ')}`);
@@ -64,7 +73,7 @@ try {
     console.error(`FAIL chromium proxy: ${problems.join('; ')}`);
     process.exitCode = 1;
   } else {
-    console.log(`ok chromium: the whole client behind omnimedia/proxy (File auto-upload, video and image waits, ${proxied.length} requests, ${seen.length} responses without the key)`);
+    console.log(`ok chromium: the whole client and the AI SDK provider behind omnimedia/proxy (File auto-upload, video and image waits, generateImage and generateVideo, ${proxied.length} requests, ${seen.length} responses without the key)`);
   }
 } finally {
   await context.close();
