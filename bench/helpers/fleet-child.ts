@@ -1,6 +1,8 @@
 // One instance of bench/suites/fleet.ts, in a process of its own: the built package's client
 // (shared coordination on Redis, or none), its own nodeHandler server on loopback. It submits
 // its share of the tasks with a callback_url, waits on each, and reports every wait's end.
+// FLEET_MODE=paired: half its tasks have a callback_url (the others end by polling), and it
+// also waits on `count` tasks of another instance, which the parent forwards ('wait').
 // argv: <baseURL> <count> <redisUrl | none | cluster:url,url,...> <verify: true | false> [prefix]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +12,7 @@ import { redisCoordination } from 'omnimedia/redis';
 
 const [baseURL, countArg, redisUrl, verifyArg, prefix = 'bench:'] = process.argv.slice(2) as [string, string, string, string, string?];
 const count = Number(countArg);
+const paired = process.env.FLEET_MODE === 'paired';
 
 const redis =
   redisUrl === 'none'
@@ -49,22 +52,38 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 process.send?.({ event: 'ready', origin });
 
-// The parent says go once every instance has told its origin to the service.
-await new Promise((resolve) => process.once('message', resolve));
+// The parent says go once every instance has told its origin to the service, forwards the
+// tasks of another instance to wait on (paired), and says close at the end.
+const parent = (word: 'go' | 'close') => new Promise((resolve) => process.on('message', (m) => m === word && resolve(undefined)));
 const waits: Promise<void>[] = [];
-for (let i = 0; i < count; i++) {
-  const submission = client.images.generate({ model: 'omni-image', prompt: `fleet ${i}`, callback_url: `${origin}/cb` });
-  const { task_id } = await submission;
-  waits.push(
-    submission.wait({ timeout: 10 * 60_000 }).then(
-      () => void process.send?.({ event: 'resolved', id: task_id, at: Date.now() }),
-      (error: unknown) => void process.send?.({ event: 'rejected', id: task_id, error: String(error) }),
-    ),
+const track = (id: string, wait: Promise<unknown>) =>
+  wait.then(
+    () => void process.send?.({ event: 'resolved', id, at: Date.now() }),
+    (error: unknown) => void process.send?.({ event: 'rejected', id, error: String(error) }),
+  );
+let foreignDone: Promise<unknown> = Promise.resolve();
+if (paired) {
+  const foreign: Promise<void>[] = [];
+  foreignDone = new Promise((resolve) =>
+    process.on('message', (m: { event?: string; id?: string }) => {
+      if (m?.event !== 'wait' || !m.id) return;
+      foreign.push(track(m.id, client.tasks.wait(m.id, { timeout: 10 * 60_000 })));
+      if (foreign.length === count) resolve(Promise.all(foreign));
+    }),
   );
 }
+await parent('go');
+for (let i = 0; i < count; i++) {
+  const withCallback = !paired || i % 2 === 0;
+  const submission = client.images.generate({ model: 'omni-image', prompt: `fleet ${i}`, ...(withCallback ? { callback_url: `${origin}/cb` } : {}) });
+  const { task_id } = await submission;
+  if (paired) process.send?.({ event: 'submitted', id: task_id });
+  waits.push(track(task_id, submission.wait({ timeout: 10 * 60_000 })));
+}
 await Promise.all(waits);
+await foreignDone;
 process.send?.({ event: 'done', roundTrips });
-await new Promise((resolve) => process.once('message', resolve));
+await parent('close');
 server.closeAllConnections();
 server.close();
 await coordination?.close();

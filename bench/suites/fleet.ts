@@ -22,6 +22,8 @@ interface Outcome {
   queries: number;
   peak: number;
   resolved: number;
+  /** Waits in all: one per task, or two (paired). */
+  waits: number;
   rejected: number;
   /** Callback delivered to an instance other than the waiter, to the wait's end, ms. */
   crossLags: number[];
@@ -67,7 +69,7 @@ function busiest(before: number[][], after: number[][]): string {
   return `${share(0)} / ${share(1)}`;
 }
 
-async function run(target: Target, verify: boolean): Promise<Outcome> {
+async function run(target: Target, verify: boolean, paired = false): Promise<Outcome> {
   const server = fork(new URL('../servers/fleet-task-server.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const children: ChildProcess[] = [];
   try {
@@ -75,7 +77,9 @@ async function run(target: Target, verify: boolean): Promise<Outcome> {
     const baseURL = `http://127.0.0.1:${port}`;
     const commandsBefore = target ? await target.commands() : 0;
     const mastersBefore = await target?.perMaster?.();
-    const resolvedAt = new Map<string, { at: number; by: number }>();
+    // Each wait's end: a task has one (its submitter's) or, paired, two (the submitter's and another instance's).
+    const ends = new Map<string, { at: number; by: number }[]>();
+    let resolved = 0;
     let rejected = 0;
     let roundTrips = 0;
     const origins: string[] = [];
@@ -83,10 +87,16 @@ async function run(target: Target, verify: boolean): Promise<Outcome> {
     for (let n = 0; n < INSTANCES; n++) {
       const child = fork(new URL('../helpers/fleet-child.ts', import.meta.url), [baseURL, String(WAITS / INSTANCES), target?.url ?? 'none', String(verify), ...(target?.prefix ? [target.prefix] : [])], {
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, FLEET_MODE: paired ? 'paired' : 'single' },
       });
       children.push(child);
       child.on('message', (message: { event: string; id?: string; at?: number }) => {
-        if (message.event === 'resolved') resolvedAt.set(message.id as string, { at: message.at as number, by: n });
+        if (message.event === 'resolved') {
+          resolved++;
+          ends.set(message.id as string, [...(ends.get(message.id as string) ?? []), { at: message.at as number, by: n }]);
+        }
+        // Paired: the next instance waits on each task this one submitted.
+        if (message.event === 'submitted') children[(n + 1) % INSTANCES]?.send({ event: 'wait', id: message.id });
         if (message.event === 'rejected') rejected++;
       });
       const [ready] = (await once(child, 'message')) as [{ origin: string }];
@@ -107,17 +117,14 @@ async function run(target: Target, verify: boolean): Promise<Outcome> {
     await Promise.all(done);
     const seconds = (Date.now() - started) / 1000;
     const stats = (await (await fetch(`${baseURL}/__stats`)).json()) as { queries: number; peakSliding: number; deliveries: { id: string; to: number; at: number }[] };
-    const crossLags = stats.deliveries.flatMap((d) => {
-      const end = resolvedAt.get(d.id);
-      return end && end.by !== d.to ? [Math.max(0, end.at - d.at)] : [];
-    });
+    const crossLags = stats.deliveries.flatMap((d) => (ends.get(d.id) ?? []).flatMap((end) => (end.by !== d.to ? [Math.max(0, end.at - d.at)] : [])));
     const redisCommands = target ? (await target.commands()) - commandsBefore : undefined;
     const mastersAfter = await target?.perMaster?.();
     const spread = mastersBefore && mastersAfter ? busiest(mastersBefore, mastersAfter) : undefined;
     if (target && process.env.FLEET_COMMANDSTATS) console.error(await target.stats());
     for (const child of children) child.send('close');
     await Promise.all(children.map((child) => once(child, 'exit')));
-    return { queries: stats.queries, peak: stats.peakSliding, resolved: resolvedAt.size, rejected, crossLags, seconds, redisCommands, roundTrips, ...(spread ? { busiest: spread } : {}) };
+    return { queries: stats.queries, peak: stats.peakSliding, resolved, waits: paired ? 2 * WAITS : WAITS, rejected, crossLags, seconds, redisCommands, roundTrips, ...(spread ? { busiest: spread } : {}) };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill();
     server.disconnect();
@@ -154,20 +161,25 @@ export default async (): Promise<BenchTable> => {
     const independent = process.env.FLEET_SHARED_ONLY ? undefined : await run(undefined, false);
     redis.flush();
     const verified = process.env.FLEET_SHARED_ONLY ? undefined : await run(single(redis.url), true);
+    redis.flush();
+    // The issue's second scenario: each task waited on by two instances, half of them ended by a callback.
+    const pairedShared = await run(single(redis.url), false, true);
     await redis.stop();
     await cluster.start();
     const clustered = await run(onCluster(cluster), false);
     await cluster.flush();
     // The other layout, for comparison: a prefix with a hash tag of its own puts every key in one slot.
     const oneSlot = await run(onCluster(cluster, '{bench}:'), false);
-    const runs = [shared, independent, verified, clustered, oneSlot];
+    await cluster.flush();
+    const pairedClustered = await run(onCluster(cluster), false, true);
+    const runs = [shared, independent, verified, clustered, oneSlot, pairedShared, pairedClustered];
     const ms = (n: number) => (Number.isFinite(n) ? (n >= 1_000 ? `${(n / 1000).toFixed(1)} s` : `${n.toFixed(0)} ms`) : 'n/a');
     const each = (cell: (o: Outcome) => string) => runs.map((o) => (o ? cell(o) : '—'));
     const lag = (o: Outcome) => `${ms(percentile(o.crossLags, 50))} / ${ms(percentile(o.crossLags, 99))}`;
-    const perWait = (n: number) => `${n} (${(n / WAITS).toFixed(2)} per wait)`;
+    const perTask = (n: number) => `${n} (${(n / WAITS).toFixed(2)} per task)`;
     const redisFigure = (o: Outcome, n: number) => (o.redisCommands === undefined ? '—' : (n / WAITS).toFixed(1));
     return {
-      title: `fleet: ${INSTANCES} processes, ${WAITS} waits, tasks ending within 5..60 s, each callback to a random instance`,
+      title: `fleet: ${INSTANCES} processes, ${WAITS} tasks ending within 5..60 s, each callback to a random instance`,
       columns: [
         'measure',
         'shared (one Redis), token-checked callbacks',
@@ -175,16 +187,18 @@ export default async (): Promise<BenchTable> => {
         'shared, verify: true (default)',
         'shared on a Redis Cluster (3 + 3), token-checked',
         'cluster, prefix `{bench}:` (all in one slot)',
+        'one Redis, each task waited on by 2 instances, half with a callback',
+        'cluster, each task waited on by 2 instances, half with a callback',
       ],
       rows: [
-        ['task queries in all', ...each((o) => perWait(o.queries))],
+        ['task queries in all', ...each((o) => perTask(o.queries))],
         [
           `peak task queries in any 1 s window (cap ${CAP}/s)`,
           ...each((o) => (o === independent ? `${o.peak} (${INSTANCES} × ${CAP} = ${INSTANCES * CAP})` : o === verified ? `${o.peak} (polls ≤ ${CAP}, + verifications)` : `${o.peak} (fleet cap ${CAP})`)),
         ],
         [`callback on another instance → wait resolved, p50 / p99`, ...each(lag)],
         ['callbacks delivered to another instance than the waiter', ...each((o) => String(o.crossLags.length))],
-        ['waits resolved', ...each((o) => `${o.resolved}/${WAITS}${o.rejected ? ` (${o.rejected} rejected)` : ''}`)],
+        ['waits resolved', ...each((o) => `${o.resolved}/${o.waits}${o.rejected ? ` (${o.rejected} rejected)` : ''}`)],
         ['time until all resolved', ...each((o) => `${o.seconds.toFixed(1)} s`)],
         ['Redis round trips per task (a script is one)', ...each((o) => redisFigure(o, o.roundTrips))],
         ['Redis commands executed per task (inside scripts too)', ...each((o) => redisFigure(o, o.redisCommands ?? 0))],
