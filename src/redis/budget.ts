@@ -1,5 +1,5 @@
 import { MemoryPollBudget } from '../coordination/memory.ts';
-import type { PollBudget, PollGrant, RateLimitDecision } from '../coordination/ports.ts';
+import type { PollBudget, PollGrant } from '../coordination/ports.ts';
 import { replyList } from './driver.ts';
 import type { Liveness } from './liveness.ts';
 import type { Outage } from './outage.ts';
@@ -26,7 +26,8 @@ interface Granted {
   at: number;
 }
 
-const token = () => Math.random().toString(36).slice(2, 12);
+/** A member of a SLOTS_TAKE set: its instance, and a token of its own. */
+export const slotId = (instanceId: string) => `${instanceId}:${Math.random().toString(36).slice(2, 12)}`;
 
 /**
  * The fleet's query budget on Redis: the rule of the in-memory one (a query counts until one
@@ -73,7 +74,7 @@ export class RedisPollBudget implements PollBudget {
   }
 
   async #ask(due: number): Promise<PollGrant> {
-    const ids = Array.from({ length: Math.max(1, Math.min(due, this.maxPerSecond)) }, () => `${this.#ports.instanceId}:${token()}`);
+    const ids = Array.from({ length: Math.max(1, Math.min(due, this.maxPerSecond)) }, () => slotId(this.#ports.instanceId));
     const sent = Date.now();
     const [, ...answers] = replyList(await this.#ports.command('EVAL', SLOTS_TAKE, 1, this.#key, this.maxPerSecond, WINDOW_MS, MAX_HOLD_MS, 1, 0, ...ids)).map(Number);
     let retryAt = Number.POSITIVE_INFINITY;
@@ -150,12 +151,3 @@ export class RedisPollBudget implements PollBudget {
   }
 }
 
-/**
- * One sliding-window limit on Redis (the proxy's per-identity limits): SLOTS_TAKE with no hold
- * and no reservation, on one key per identity (one slot on a cluster), expiring with its window.
- */
-export async function takeRateLimit(ports: Pick<BudgetPorts, 'command' | 'instanceId'>, key: string, limit: number, windowMs: number): Promise<RateLimitDecision> {
-  const id = `${ports.instanceId}:${token()}`;
-  const [, answer = 0] = replyList(await ports.command('EVAL', SLOTS_TAKE, 1, key, limit, windowMs, 0, 0, windowMs, id)).map(Number);
-  return answer === 0 ? { allowed: true } : { allowed: false, retryAfterMs: Math.max(1, -answer) };
-}

@@ -1,10 +1,10 @@
-import { MemoryDedupeStore, MemoryRateLimits, MemoryUploadCacheStore } from '../coordination/memory.ts';
-import type { CachedUpload, Coordination, DedupeClaim, PollBudget, RateLimitDecision } from '../coordination/ports.ts';
+import type { Coordination, PollBudget } from '../coordination/ports.ts';
 import { raceTimer } from '../internal/race-timer.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
 import type { RedisCoordinationOptions } from '../options.ts';
-import { RedisPollBudget, takeRateLimit } from './budget.ts';
-import { driverOf, storedJson, type RedisClientLike, type RedisDriver } from './driver.ts';
+import { RedisPollBudget } from './budget.ts';
+import { RedisDedupeStore } from './dedupe.ts';
+import { driverOf, type RedisClientLike, type RedisDriver } from './driver.ts';
 import { RedisDurations } from './durations.ts';
 import { FleetEvents } from './events.ts';
 import { probeRedis } from './health.ts';
@@ -13,9 +13,9 @@ import { KeyLayout } from './keys.ts';
 import { RedisLeases } from './leases.ts';
 import { Liveness } from './liveness.ts';
 import { Outage } from './outage.ts';
-import { CLAIM, RELEASE, TAKE_OVER } from './scripts.ts';
+import { RedisRateLimits } from './rate-limits.ts';
+import { RedisUploadCacheStore } from './uploads.ts';
 
-const DAY_MS = 24 * 3_600_000;
 /** Longest wait for a replica to confirm a journal write, in ms (a replica in sync answers within a round trip). */
 const WAIT_MS = 50;
 /**
@@ -68,6 +68,9 @@ class RedisCoordination implements Coordination {
   readonly journal: RedisJournal;
   readonly events: FleetEvents;
   readonly durations: RedisDurations;
+  readonly dedupe: RedisDedupeStore;
+  readonly uploads: RedisUploadCacheStore;
+  readonly rateLimits: RedisRateLimits;
   readonly #budgets = new Map<number, RedisPollBudget>();
   readonly #timer: ReturnType<typeof setInterval>;
   #closed = false;
@@ -77,7 +80,6 @@ class RedisCoordination implements Coordination {
   #wholeSince: number | undefined;
   /** A WAIT is on its way (journal writes). */
   #waiting = false;
-  readonly #fallback = { dedupe: new MemoryDedupeStore(), uploads: new MemoryUploadCacheStore(), rateLimits: new MemoryRateLimits() };
 
   constructor(driver: RedisDriver, settings: RedisCoordinationSettings) {
     this.#caller = this.#driver = driver;
@@ -118,6 +120,9 @@ class RedisCoordination implements Coordination {
       onReleased: (taskId) => this.leases.forget(taskId),
     });
     this.durations = new RedisDurations({ command, fire, outage, key: (kind) => this.#keys.own(`durations:${kind}`) });
+    this.dedupe = new RedisDedupeStore({ command, outage, liveness, instanceId, key: (key) => this.#keys.own(`dedupe:${key}`) });
+    this.uploads = new RedisUploadCacheStore({ command, outage, key: (key) => this.#keys.own(`upload:${key}`) });
+    this.rateLimits = new RedisRateLimits({ command, outage, instanceId, key: (key) => this.#keys.own(`limit:${key}`) });
 
     this.#heartbeat();
     this.#timer = setInterval(() => this.#heartbeat(), Math.max(100, Math.floor(settings.leaseMs / 3)));
@@ -242,62 +247,6 @@ class RedisCoordination implements Coordination {
     this.#wholeSince = undefined;
   }
 
-  /** Deliveries this instance's handlers run `onTask` for now: a second one to it is in progress without asking Redis. */
-  readonly #handling = new Set<string>();
-
-  readonly dedupe = {
-    claim: async (key: string): Promise<DedupeClaim> => {
-      if (this.#handling.has(key)) return 'in_progress';
-      const claim = await this.#outage.run(
-        () => this.#claim(this.#keys.own(`dedupe:${key}`)),
-        () => this.#fallback.dedupe.claim(key),
-      );
-      if (claim === true) this.#handling.add(key);
-      return claim;
-    },
-    complete: (key: string): Promise<void> => {
-      this.#handling.delete(key);
-      return this.#outage.run(
-        async () => void (await this.#command('SET', this.#keys.own(`dedupe:${key}`), 'done', 'PX', DAY_MS)),
-        () => this.#fallback.dedupe.complete(key),
-      );
-    },
-    release: (key: string): Promise<void> => {
-      this.#handling.delete(key);
-      return this.#outage.run(
-        async () => void (await this.#command('EVAL', RELEASE, 1, this.#keys.own(`dedupe:${key}`), this.instanceId)),
-        () => this.#fallback.dedupe.release(key),
-      );
-    },
-  };
-
-  /** A claim names its instance while `onTask` runs, then says `done`; one whose instance died is taken over. */
-  async #claim(key: string): Promise<DedupeClaim> {
-    await this.#liveness.started;
-    const answer = await this.#command('EVAL', CLAIM, 1, key, this.instanceId, DAY_MS);
-    if (typeof answer !== 'string') return Number(answer) === 1;
-    if (await this.#liveness.alive(answer)) return 'in_progress';
-    return Number(await this.#command('EVAL', TAKE_OVER, 1, key, answer, this.instanceId, DAY_MS)) === 1 ? true : 'in_progress';
-  }
-
-  readonly uploads = {
-    get: (key: string): Promise<CachedUpload | undefined> =>
-      this.#outage.run(
-        async () => storedJson<CachedUpload>(await this.#command('GET', this.#keys.own(`upload:${key}`))),
-        () => this.#fallback.uploads.get(key),
-      ),
-    set: (key: string, record: CachedUpload, ttlMs: number): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('SET', this.#keys.own(`upload:${key}`), JSON.stringify(record), 'PX', Math.max(1, Math.floor(ttlMs)))),
-        () => this.#fallback.uploads.set(key, record, ttlMs),
-      ),
-    delete: (key: string): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('DEL', this.#keys.own(`upload:${key}`))),
-        () => this.#fallback.uploads.delete(key),
-      ),
-  };
-
   budget(maxPerSecond: number): PollBudget {
     let budget = this.#budgets.get(maxPerSecond);
     if (!budget) {
@@ -307,19 +256,6 @@ class RedisCoordination implements Coordination {
     }
     return budget;
   }
-
-  /**
-   * One sorted set per key, the budget's script with no hold: a request counts from when it was
-   * let through until `windowMs` later. One key per call, so one hash slot on a cluster.
-   */
-  readonly rateLimits = {
-    take: (key: string, limit: number, windowMs: number): Promise<RateLimitDecision> =>
-      this.#outage.run(
-        () => takeRateLimit({ command: (...args) => this.#command(...args), instanceId: this.instanceId }, this.#keys.own(`limit:${key}`), limit, windowMs),
-        // Redis down: this process's own counters (the fleet may let through up to instances × the limit meanwhile).
-        () => this.#fallback.rateLimits.take(key, limit, windowMs),
-      ),
-  };
 
   async close(): Promise<void> {
     this.#closed = true;
