@@ -13,11 +13,14 @@ import { KeyLayout } from './keys.ts';
 import { RedisLeases } from './leases.ts';
 import { Liveness } from './liveness.ts';
 import { Outage } from './outage.ts';
+import { REPLICAS } from './scripts.ts';
 import { RedisRateLimits } from './rate-limits.ts';
 import { RedisUploadCacheStore } from './uploads.ts';
 
 /** Longest wait for a replica to confirm a journal write, in ms (a replica in sync answers within a round trip). */
 const WAIT_MS = 50;
+/** Heartbeats between two counts of the journal master's replicas. */
+const REPLICAS_EVERY = 10;
 /**
  * How long the caller's cluster client may go on failing once the cluster says it is whole
  * again before commands go through a client of our own, made then, in ms: clients refresh
@@ -80,6 +83,13 @@ class RedisCoordination implements Coordination {
   #wholeSince: number | undefined;
   /** A WAIT is on its way (journal writes). */
   #waiting = false;
+  /**
+   * Replicas in sync with the journal's master, as last counted there (clusters, every tenth
+   * beat; its own master, not the live set's: on a cluster they differ): whether a journal
+   * write waits for one. Set to 0 when one did not answer in time, until the next count.
+   */
+  #replicas = 0;
+  #beats = 0;
 
   constructor(driver: RedisDriver, settings: RedisCoordinationSettings) {
     this.#caller = this.#driver = driver;
@@ -140,7 +150,7 @@ class RedisCoordination implements Coordination {
   async #replicated(...args: (string | number)[]): Promise<number | undefined> {
     const words = args.length > 0 ? args.map(String) : ['EXISTS', this.#keys.shared('journal')];
     const plain = async () => (args.length > 0 ? void (await this.#driver.command(words)) : undefined);
-    if (!this.#driver.cluster || this.#liveness.replicas === 0) return plain();
+    if (!this.#driver.cluster || this.#replicas === 0) return plain();
     // WAIT holds the connection it is sent on, and every command behind it: one at a time. A
     // write made meanwhile is confirmed by the next WAIT (it counts every earlier write of the
     // connection), or written again after an outage. A replica that did not answer within
@@ -149,7 +159,7 @@ class RedisCoordination implements Coordination {
     this.#waiting = true;
     try {
       const [, replicas] = await this.#driver.replicated(words, 1, WAIT_MS);
-      if (replicas === 0) this.#liveness.replicas = 0;
+      if (replicas === 0) this.#replicas = 0;
       return replicas;
     } finally {
       this.#waiting = false;
@@ -167,7 +177,11 @@ class RedisCoordination implements Coordination {
       void this.#outage.probe(() => this.#probe(), this.#settings.commandTimeoutMs * 3).then(() => this.#outage.down || this.#resume());
       return;
     }
-    this.#outage.fire(() => this.#liveness.beat(this.#driver.cluster));
+    this.#outage.fire(() => this.#liveness.beat());
+    if (this.#driver.cluster && this.#beats++ % REPLICAS_EVERY === 0)
+      this.#outage.fire(async () => {
+        this.#replicas = Number(await this.#command('EVAL', REPLICAS, 1, this.#keys.shared('journal')));
+      });
     this.events.check();
     this.leases.flush();
     this.journal.flush();

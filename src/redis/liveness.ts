@@ -13,12 +13,12 @@ export interface LivenessPorts {
 /** What is known of an instance: alive, dead, or not known without asking Redis. */
 export type InstanceState = 'alive' | 'dead' | 'unknown';
 
-/** Beats between two drops of the instances dead for a day, and between two looks at the replica count. */
+/** Beats between two drops of the instances dead for a day. */
 const EVERY = 10;
 
 /**
  * Which instances of the fleet live. Each instance's heartbeat renews its deadline in one
- * sorted set (fleet slot) and reads back every live instance's: so an instance that finds a
+ * sorted set (its own slot) and reads back every live instance's: so an instance that finds a
  * lease or a claim held by another knows, most of the time without a command, whether that
  * holder lives (claims and leases are spread over the cluster's slots; the live set is in
  * one). Deadlines are Redis's time; `redisNow()` is this process's estimate of it (its clock
@@ -35,13 +35,6 @@ export class Liveness {
   #beats = 0;
   /** How far `redisNow()` may be off: half the last beat's round trip, plus a millisecond. */
   uncertainty = 1;
-  /**
-   * Replicas in sync with the fleet's master, as last counted (clusters, every tenth beat):
-   * whether a journal write waits for one. Set to 0 when one did not answer in time, until the
-   * next count.
-   */
-  replicas = 0;
-
   /**
    * Settles once the first beat was answered (or failed): what this instance writes naming
    * itself (a claim, a lease, a journal entry) waits for it, so that nobody reads its name
@@ -73,16 +66,16 @@ export class Liveness {
     this.#ownDeadline = Number.NEGATIVE_INFINITY;
   }
 
-  /** One beat: renew this instance, read the others. `countReplicas`: also how many replicas the fleet's master has. */
-  async beat(countReplicas: boolean): Promise<void> {
+  /** One beat: renew this instance, read the others. */
+  async beat(): Promise<void> {
     try {
-      await this.#beat(countReplicas);
+      await this.#beat();
     } finally {
       this.#start();
     }
   }
 
-  async #beat(countReplicas: boolean): Promise<void> {
+  async #beat(): Promise<void> {
     const every = this.#beats++ % EVERY === 0;
     const sent = Date.now();
     const reply = (await this.#ports.command(
@@ -92,18 +85,15 @@ export class Liveness {
       this.#ports.key,
       this.#ports.instanceId,
       this.#ports.leaseMs,
-      countReplicas && every ? 1 : 0,
       every ? 1 : 0,
-    )) as [unknown, unknown, unknown];
+    )) as [unknown, unknown];
     const now = Number(reply[0]);
     // Redis read its clock somewhere within the round trip: take the middle.
     const back = Date.now();
     this.#offset = now - (sent + back) / 2;
     this.uncertainty = (back - sent) / 2 + 1;
-    const replicas = Number(reply[1]);
-    if (replicas >= 0) this.replicas = replicas;
     const live = new Map<string, number>();
-    const words = replyList(reply[2]);
+    const words = replyList(reply[1]);
     for (let i = 0; i + 1 < words.length; i += 2) live.set(words[i] as string, Number(words[i + 1]));
     this.#live = live;
     this.#ownDeadline = now + this.#ports.leaseMs;

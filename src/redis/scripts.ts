@@ -7,21 +7,23 @@ const NOW = "local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + ma
 
 /**
  * This instance lives: its deadline ARGV[1] + ARGV[2] ms in the sorted set KEYS[1] of live
- * instances (instance id to the Redis time its liveness ends). Returns Redis's time, (ARGV[3]
- * = 1) the number of replicas of this master that are in sync (else -1), and the live
- * instances with their deadlines. With ARGV[4] = 1 it also drops the instances dead for a day.
- * One script per beat, however many leases and claims the instance holds: they name it, and
- * live as long as it does.
+ * instances (instance id to the Redis time its liveness ends). Returns Redis's time and the
+ * live instances with their deadlines. With ARGV[3] = 1 it also drops the instances dead for a
+ * day. One script per beat, however many leases and claims the instance holds: they name it,
+ * and live as long as it does.
  */
 export const HEARTBEAT = `${NOW}
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-if ARGV[4] == '1' then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 86400000) end
-local replicas = -1
-if ARGV[3] == '1' then
-  replicas = 0
-  for _ in string.gmatch(redis.call('INFO', 'replication'), 'state=online') do replicas = replicas + 1 end
-end
-return {now, replicas, redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf', 'WITHSCORES')}`;
+if ARGV[3] == '1' then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 86400000) end
+return {now, redis.call('ZRANGEBYSCORE', KEYS[1], now, '+inf', 'WITHSCORES')}`;
+
+/**
+ * The replicas in sync with the master of KEYS[1]'s slot (the key only routes the script
+ * there, on a cluster): whether a write of that slot can wait for one (WAIT).
+ */
+export const REPLICAS = `local n = 0
+for _ in string.gmatch(redis.call('INFO', 'replication'), 'state=online') do n = n + 1 end
+return n`;
 
 /** The deadlines of the instances ARGV in the set KEYS[1] (0 for one not in it), after Redis's time. */
 export const ALIVE = `${NOW}

@@ -159,6 +159,16 @@ export class RedisCluster {
     return masters;
   }
 
+  /** The ports of the running replicas of the master on `port`. */
+  async replicasOf(port: number): Promise<number[]> {
+    const id = await this.nodeId(port);
+    const lines = (await this.cli(port, 'CLUSTER', 'NODES')).trim().split('\n');
+    return lines.flatMap((line) => {
+      const [, address, flags, master] = line.split(' ');
+      return flags?.includes('slave') && !flags.includes('fail') && master === id ? [Number(/:(\d+)@/.exec(address ?? '')?.[1])] : [];
+    });
+  }
+
   /** The port of the master serving `key`'s slot now. */
   async masterOf(key: string): Promise<number> {
     const slot = keySlot(key);

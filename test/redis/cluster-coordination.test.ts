@@ -191,6 +191,24 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     }
   });
 
+  it('a journal write waits for a replica of the journal’s own master, whatever the replicas of the other structures’ masters', async () => {
+    const a = await instance('node-redis');
+    const journalMaster = await cluster.masterOf('c:{journal}');
+    const liveMaster = await cluster.masterOf('c:{live}');
+    expect(liveMaster).not.toBe(journalMaster);
+    // The live set's master loses its replica; the journal's keeps its own.
+    const [replica] = await cluster.replicasOf(liveMaster);
+    await cluster.kill(replica!);
+    await until(async () => !/state=online/.test(await cluster.cli(liveMaster, 'INFO', 'replication')), 10_000, 'the replica gone');
+    await sleep(12 * (LEASE_MS / 3)); // heartbeats count replicas again (every tenth)
+    const waits = async () => Number(/cmdstat_wait:calls=(\d+)/.exec(await cluster.cli(journalMaster, 'INFO', 'commandstats'))?.[1] ?? 0);
+    const before = await waits();
+    for (let i = 0; i < 5; i++) await a.coordination.journal.record({ task_id: `w_${i}`, kind: 'image_generation', submitted_at: Date.now() });
+    expect((await waits()) - before).toBeGreaterThanOrEqual(5);
+    await cluster.restart(replica!);
+    await cluster.waitHealthy();
+  }, 30_000);
+
   it('a server without sharded pub/sub (Redis 6.2): every instance falls back to classic PUBLISH, and wake-ups still cross', async () => {
     const without = async (kind: Kind) => {
       const redis = await connect(kind);
