@@ -27,15 +27,16 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
   const opened: Array<() => Promise<void> | void> = [];
 
   /** A cluster client of `kind`, as a user would make it. */
-  const connect = async (kind: Kind, options: { staleMaps?: boolean } = {}): Promise<RedisClientLike> => {
+  const connect = async (kind: Kind, options: { staleMaps?: boolean; rootPorts?: number[] } = {}): Promise<RedisClientLike> => {
+    const roots = options.rootPorts ?? cluster.ports.slice(0, 2);
     if (kind === 'ioredis') {
-      const io = new Cluster(cluster.ports.slice(0, 2).map((port) => ({ host: '127.0.0.1', port })));
+      const io = new Cluster(roots.map((port) => ({ host: '127.0.0.1', port })));
       io.on('error', () => {});
       opened.push(() => io.disconnect());
       return io;
     }
     const client = createCluster({
-      rootNodes: cluster.urls.slice(0, 2).map((url) => ({ url })),
+      rootNodes: roots.map((port) => ({ url: `redis://127.0.0.1:${port}` })),
       // node-redis before 6 never refreshed its slot map on reconnection attempts (its issue 2806).
       ...(options.staleMaps ? { topologyRefreshOnReconnectionAttemptStrategy: false as const } : {}),
     });
@@ -45,7 +46,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     return client as unknown as RedisClientLike;
   };
 
-  const instance = async (kind: Kind, options: { prefix?: string; staleMaps?: boolean } = {}) => {
+  const instance = async (kind: Kind, options: { prefix?: string; staleMaps?: boolean; rootPorts?: number[] } = {}) => {
     const warnings: string[] = [];
     const logger = { ...quiet, warn: (message: string) => void warnings.push(message) };
     const redis = await connect(kind, options);
@@ -167,24 +168,34 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     });
   });
 
-  it('the proxy’s shared rate limits hold on the cluster: two proxies (node-redis and ioredis) share one limit per identity', async () => {
+  it('the proxy’s shared rate limits hold on the cluster: two proxies (node-redis and ioredis, first connected to different nodes) share one limit per identity, identities spread over the masters', async () => {
     const upstream = await startRecorder((_request, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"task_id":"task_1","status":"pending"}'));
     const byUser = (request: Request) => ({ id: request.headers.get('x-user') ?? 'anonymous' });
+    const users = ['erin', 'frank', 'grace'];
+    // Each identity's limit is one key (one slot); these three lie on three masters.
+    const keys = users.map((user) => `c:limit:submissions:${user}`);
+    expect(new Set(await Promise.all(keys.map((key) => cluster.masterOf(key)))).size).toBe(3);
     const proxies = await Promise.all(
-      (['node-redis', 'ioredis'] as const).map(async (kind) =>
-        startProxy({ upstream: upstream.url, authorize: byUser, rateLimit: { submissions: { limit: 3, windowMs: 60_000 } }, coordination: (await instance(kind)).coordination }),
+      (['node-redis', 'ioredis'] as const).map(async (kind, i) =>
+        startProxy({
+          upstream: upstream.url,
+          authorize: byUser,
+          rateLimit: { submissions: { limit: 3, windowMs: 60_000 } },
+          coordination: (await instance(kind, { rootPorts: cluster.ports.slice(2 * i, 2 * i + 2) })).coordination,
+        }),
       ),
     );
     try {
       const submit = (url: string, user: string) =>
         fetch(`${url}/api/omnimedia/v1/images/generations`, { method: 'POST', headers: { 'x-user': user, 'content-type': 'application/json' }, body: '{"model":"m","prompt":"p"}' });
       const [one, two] = proxies.map((p) => p.url) as [string, string];
-      for (const user of ['erin', 'frank', 'grace']) {
+      for (const user of users) {
         const statuses = [];
         for (const url of [one, two, one, two, one]) statuses.push((await submit(url, user)).status);
         expect(statuses).toEqual([200, 200, 200, 429, 429]);
       }
       expect(upstream.requests).toHaveLength(9);
+      for (const key of keys) expect((await cluster.cli(await cluster.masterOf(key), 'ZCARD', key)).trim()).toBe('3');
     } finally {
       await Promise.all(proxies.map((p) => p.close()));
       await upstream.close();
