@@ -6,7 +6,7 @@ const MAX_RANGES = 64;
 
 /**
  * Whether Redis answers, through `driver`, for every key the coordination may touch: the
- * fleet's slot (`fleetKey`), and on a cluster one key in each range of slots a master serves
+ * live set's key (`fleetKey`; on one Redis, that is enough), and on a cluster one key in each range of slots a master serves
  * (as CLUSTER SLOTS says now). A client that did not see a failover still routes the moved
  * slots to the dead master, and fails here, so the outage does not end only to start again
  * at the next command for a task there. Rejects when any of them fails.

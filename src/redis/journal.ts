@@ -24,7 +24,7 @@ export interface JournalPorts {
    * `WAIT` for one: how many replicas have every write so far, or `undefined` when not asked.
    */
   replicated(...args: (string | number)[]): Promise<number | undefined>;
-  /** The journal's keys (fleet slot): `journal` and its index `journal:at`. */
+  /** The journal's keys (one slot, `{journal}`): `journal` and its index `journal:at`. */
   key(name: 'journal' | 'journal:at'): string;
   outage: Outage;
   liveness: Liveness;
@@ -51,7 +51,7 @@ export class RedisJournal implements SubmissionJournal {
   /** Waits of this instance per task: the entry is given up when the last one ends without the result. */
   readonly #waits = new Map<string, number>();
   /**
-   * Entries written on the fleet's master that no replica confirmed yet (a `WAIT` that timed
+   * Entries written on the journal's master that no replica confirmed yet (a `WAIT` that timed
    * out): a later confirmation covers them (WAIT counts every earlier write of the connection);
    * after an outage (a failover may have lost them) they are written again.
    */

@@ -4,7 +4,7 @@ import { ALIVE, HEARTBEAT } from './scripts.ts';
 /** What the liveness needs of its coordination. */
 export interface LivenessPorts {
   command(...args: (string | number)[]): Promise<unknown>;
-  /** The sorted set of live instances (fleet slot). */
+  /** The sorted set of live instances (its own slot, `{live}`). */
   key: string;
   instanceId: string;
   leaseMs: number;
