@@ -303,7 +303,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     await recorder;
     // One warning when it went, one line when it came back: not a line per command.
     for (const x of [a, b, c]) {
-      expect(x.warnings).toHaveLength(2);
+      expect(x.warnings, x.warnings.join('\n')).toHaveLength(2);
       expect(x.warnings[0]).toMatch(/Redis is unavailable/);
     }
     // Every record that resolved is on the journal (a replica had it, or it was written again).
