@@ -19,6 +19,8 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',
   'omnimedia-ai-sdk': 'dist/ai-sdk.d.ts',
+  'omnimedia-resources': 'dist/resources.d.ts',
+  'omnimedia-coordination': 'dist/coordination.d.ts',
 };
 
 /**
