@@ -23,7 +23,8 @@ const OPTIONS = ['options', 'option-checks'];
 /** Each layer and the layers it may import besides its own. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   internal: [],
-  errors: ['internal'],
+  // schemas for types only: WaitTimeoutError's lastTask is a TaskResult.
+  errors: ['internal', 'schemas'],
   schemas: [],
   // The Telemetry port: what the core reports; it imports nothing, and nothing of OpenTelemetry.
   telemetry: [],

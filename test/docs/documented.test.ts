@@ -32,11 +32,13 @@ const hasDoc = (symbol: ts.Symbol, checker: ts.TypeChecker) =>
   ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() !== '' ||
   (symbol.declarations ?? []).some((d) => ts.isFunctionLike(d) && checker.getSignatureFromDeclaration(d)?.getDocumentationComment(checker).length);
 const ours = (d: ts.Node) => d.getSourceFile().fileName.startsWith(SRC);
+const nameOf = (d: ts.Declaration) => ts.getNameOfDeclaration(d);
 const hidden = (d: ts.Declaration) => {
   const flags = ts.getCombinedModifierFlags(d);
+  const name = nameOf(d);
   return (
     (flags & ts.ModifierFlags.Private) !== 0 ||
-    (d.name !== undefined && ts.isPrivateIdentifier(d.name)) ||
+    (name !== undefined && ts.isPrivateIdentifier(name)) ||
     hasTag(d, 'internal') ||
     // A member whose parent is @internal is not in the built types either.
     (d.parent !== undefined && hasTag(d.parent, 'internal'))
@@ -48,7 +50,7 @@ function memberName(declaration: ts.Declaration, member: ts.Symbol, checker: ts.
   let owner: ts.Node | undefined = declaration.parent;
   while (owner && !ts.isClassDeclaration(owner) && !ts.isInterfaceDeclaration(owner) && !ts.isTypeAliasDeclaration(owner)) owner = owner.parent;
   const ownerName = owner && (owner as ts.ClassDeclaration).name ? (owner as ts.ClassDeclaration).name?.getText() : '?';
-  const memberText = member.name.startsWith('__@') ? `[${declaration.name?.getText() ?? checker.symbolToString(member)}]` : member.name;
+  const memberText = member.name.startsWith('__@') ? (nameOf(declaration)?.getText() ?? checker.symbolToString(member)) : member.name;
   return `${ownerName}.${memberText}`;
 }
 
