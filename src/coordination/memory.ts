@@ -59,6 +59,7 @@ export class MemoryDedupeStore implements CallbackDedupeStore {
     this.#claims.delete(key);
   }
 
+  /** How many claims are held (in progress and done). */
   get size(): number {
     return this.#claims.size;
   }
@@ -79,14 +80,17 @@ export class MemoryUploadCacheStore implements UploadCacheStore {
     this.#entries = new BoundedMap(maxEntries);
   }
 
+  /** The record kept under `key`, unless it expired or was evicted. */
   get(key: string): CachedUpload | undefined {
     return this.#entries.get(key);
   }
 
+  /** Keeps `record` for `ttlMs`, evicting the least recently used record when full. */
   set(key: string, record: CachedUpload, ttlMs: number): void {
     this.#entries.set(key, record, ttlMs);
   }
 
+  /** Forgets `key`. */
   delete(key: string): void {
     this.#entries.delete(key);
   }

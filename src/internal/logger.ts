@@ -18,9 +18,13 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
  * ```
  */
 export interface Logger {
+  /** A failure the caller should see (a callback handler that threw, a Redis outage). */
   error(message: string, ...args: unknown[]): void;
+  /** Something to fix that did not fail the call (an unknown answer field, a retried request). Said once where it repeats. */
   warn(message: string, ...args: unknown[]): void;
+  /** A step worth knowing in production (a task submitted, an upload reused). */
   info(message: string, ...args: unknown[]): void;
+  /** Every request and poll, for a bug hunt. */
   debug(message: string, ...args: unknown[]): void;
 }
 
