@@ -42,6 +42,7 @@ export class MemoryDedupeStore implements CallbackDedupeStore {
     this.#claims = new BoundedMap(maxEntries);
   }
 
+  /** `true` when free (now in progress), `'in_progress'` while another delivery handles it, `false` once done. */
   claim(key: string): DedupeClaim {
     const done = this.#claims.get(key);
     if (done === undefined) {
@@ -51,10 +52,12 @@ export class MemoryDedupeStore implements CallbackDedupeStore {
     return done ? false : 'in_progress';
   }
 
+  /** Marks `key` done: a repeat is a duplicate. */
   complete(key: string): void {
     this.#claims.set(key, true);
   }
 
+  /** Frees `key` (its handler threw), so the next delivery runs it again. */
   release(key: string): void {
     this.#claims.delete(key);
   }

@@ -28,9 +28,19 @@ function entries(): Record<string, string> {
 }
 
 const hasTag = (node: ts.Node, tag: string) => ts.getJSDocTags(node).some((t) => t.tagName.text === tag);
-const hasDoc = (symbol: ts.Symbol, checker: ts.TypeChecker) =>
-  ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() !== '' ||
-  (symbol.declarations ?? []).some((d) => ts.isFunctionLike(d) && checker.getSignatureFromDeclaration(d)?.getDocumentationComment(checker).length);
+/** The declaration's own doc comment says something (api-extractor inherits nothing from an interface). */
+const ownDoc = (d: ts.Node) =>
+  ts.getJSDocCommentsAndTags(d).some((doc) => ts.isJSDoc(doc) && (ts.getTextOfJSDocComment(doc.comment) ?? '').trim() !== '');
+/**
+ * Documented where a reader looks: each overload's signature has its own comment (the body of
+ * an overloaded function is not public); any other declaration has one.
+ */
+const hasDoc = (symbol: ts.Symbol) => {
+  const declarations = (symbol.declarations ?? []).filter(ours);
+  const overloads = declarations.filter((d) => ts.isFunctionLike(d) && !(d as ts.FunctionLikeDeclaration).body);
+  if (overloads.length > 0 && declarations.some((d) => ts.isFunctionLike(d) && (d as ts.FunctionLikeDeclaration).body)) return overloads.every(ownDoc);
+  return declarations.some(ownDoc);
+};
 const ours = (d: ts.Node) => d.getSourceFile().fileName.startsWith(SRC);
 const nameOf = (d: ts.Declaration) => ts.getNameOfDeclaration(d);
 const hidden = (d: ts.Declaration) => {
@@ -46,10 +56,11 @@ const hidden = (d: ts.Declaration) => {
 };
 
 /** `Owner.member`, named after the declaration that holds it (a class, interface or type). */
-function memberName(declaration: ts.Declaration, member: ts.Symbol, checker: ts.TypeChecker): string {
+function memberName(declaration: ts.Declaration, member: ts.Symbol | undefined, checker: ts.TypeChecker): string {
   let owner: ts.Node | undefined = declaration.parent;
   while (owner && !ts.isClassDeclaration(owner) && !ts.isInterfaceDeclaration(owner) && !ts.isTypeAliasDeclaration(owner)) owner = owner.parent;
   const ownerName = owner && (owner as ts.ClassDeclaration).name ? (owner as ts.ClassDeclaration).name?.getText() : '?';
+  if (!member) return `${ownerName}[${declaration.getText().split(']')[0]?.slice(1)}]`;
   const memberText = member.name.startsWith('__@') ? (nameOf(declaration)?.getText() ?? checker.symbolToString(member)) : member.name;
   return `${ownerName}.${memberText}`;
 }
@@ -82,7 +93,7 @@ export function undocumented(files: Record<string, string>): string[] {
       const declarations = (symbol.declarations ?? []).filter(ours);
       if (declarations.length === 0) continue; // another package's (zod's `z`, for one)
       const where = (d: ts.Declaration) => ` (${d.getSourceFile().fileName.slice(ROOT.length)})`;
-      if (!hasDoc(symbol, checker)) missing.add(`${name === 'default' ? symbol.name : name}${where(declarations[0] as ts.Declaration)}`);
+      if (!hasDoc(symbol)) missing.add(`${name === 'default' ? symbol.name : name}${where(declarations[0] as ts.Declaration)}`);
       // Members: of a class (instance and static), an interface, an object type alias.
       const types: ts.Type[] = [];
       if (symbol.flags & (ts.SymbolFlags.Class | ts.SymbolFlags.Interface | ts.SymbolFlags.TypeAlias)) types.push(checker.getDeclaredTypeOfSymbol(symbol));
@@ -90,11 +101,15 @@ export function undocumented(files: Record<string, string>): string[] {
       for (const type of types) {
         const parts = type.isUnion() ? type.types : [type];
         for (const part of parts) {
+          for (const index of checker.getIndexInfosOfType(part)) {
+            const declaration = index.declaration;
+            if (declaration && ours(declaration) && !ownDoc(declaration)) missing.add(`${memberName(declaration, undefined, checker)}${where(declaration)}`);
+          }
           for (const member of checker.getPropertiesOfType(part)) {
             const memberDeclarations = (member.declarations ?? []).filter(ours);
             if (memberDeclarations.length === 0 || memberDeclarations.some(hidden)) continue;
             if (member.name === 'prototype') continue;
-            if (!hasDoc(member, checker)) missing.add(`${memberName(memberDeclarations[0] as ts.Declaration, member, checker)}${where(memberDeclarations[0] as ts.Declaration)}`);
+            if (!hasDoc(member)) missing.add(`${memberName(memberDeclarations[0] as ts.Declaration, member, checker)}${where(memberDeclarations[0] as ts.Declaration)}`);
           }
         }
       }
