@@ -2,7 +2,7 @@
  * A finished task as the AI SDK wants it: the result files as bytes (downloaded by the
  * client: no key sent, retried, an abort ends it) and the task's record as provider metadata.
  */
-import { type OmniMedia, type TaskResult, type TaskStatus } from 'omnimedia';
+import type { OmniMedia, TaskResult, TaskStatus } from 'omnimedia';
 import { sniffMediaType } from 'omnimedia/schemas';
 
 /** One downloaded output of a task. */

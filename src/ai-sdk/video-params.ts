@@ -7,8 +7,18 @@
  * model takes which input) stay the client's.
  */
 import type { Experimental_VideoModelV4CallOptions as VideoModelV4CallOptions, SharedV4Warning } from '@ai-sdk/provider';
-import { type ValidationIssue, type VideoEditParams } from 'omnimedia';
-import { ASPECT_RATIOS, IMAGE_TO_VIDEO_MODEL, TEXT_TO_VIDEO_MODEL, VIDEO_EDIT_MODEL, VIDEO_SECONDS, type AspectRatio, type VideoGeneratePromptParams, type VideoResolution, type VideoSeconds } from 'omnimedia/schemas';
+import type { ValidationIssue, VideoEditParams } from 'omnimedia';
+import {
+  ASPECT_RATIOS,
+  IMAGE_TO_VIDEO_MODEL,
+  TEXT_TO_VIDEO_MODEL,
+  VIDEO_EDIT_MODEL,
+  VIDEO_SECONDS,
+  type AspectRatio,
+  type VideoGeneratePromptParams,
+  type VideoResolution,
+  type VideoSeconds,
+} from 'omnimedia/schemas';
 import { headersWarnings, providerParams, throwIssues, unsupportedWarnings } from './call-options.ts';
 import { fileKind, fileReference, type AiFile } from './files.ts';
 

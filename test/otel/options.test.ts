@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError } from 'omnimedia';
-import { type Telemetry } from 'omnimedia/otel';
+import type { Telemetry } from 'omnimedia/otel';
 import { openTelemetry, type OpenTelemetryOptions } from 'omnimedia/otel';
 import { TasksClient } from 'omnimedia/tasks';
 import { VERSION } from '../../src/otel/version.ts';

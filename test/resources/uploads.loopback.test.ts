@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { fileFromPath, OmniMedia, ServiceUnavailableError, ValidationError } from '../../src/index.ts';
-import { type TransferProgress } from '../../src/resources/index.ts';
+import type { TransferProgress } from '../../src/resources/index.ts';
 import { byteStream, fixture, sparseFile, tempDir } from '../helpers/fixtures.ts';
 import { filePart, json, useLoopback } from '../helpers/loopback.ts';
 import { API_KEY } from '../helpers/msw.ts';

@@ -3,7 +3,7 @@
 // caller's wait at once; a store that fails costs a warning, never an upload that succeeded.
 import { describe, expect, it, vi } from 'vitest';
 import { OmniMedia, type Logger } from '../../src/index.ts';
-import { type UploadCacheStore } from '../../src/coordination/index.ts';
+import type { UploadCacheStore } from '../../src/coordination/index.ts';
 import { fixture } from '../helpers/fixtures.ts';
 
 const png = fixture('tiny.png');

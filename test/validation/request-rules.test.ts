@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ValidationError, type ValidationIssue } from 'omnimedia';
-import { type ImageQuality, type VideoMessage, type VideoSeconds } from 'omnimedia/schemas';
+import type { ImageQuality, VideoMessage, VideoSeconds } from 'omnimedia/schemas';
 import { ImageEditBodySchema, ImageGenerateParamsSchema, VideoEditBodySchema, VideoGenerateBodySchema, VideoMessageSchema } from 'omnimedia/schemas';
 import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../../src/schemas/image-rules.ts';
 import type { Rule } from '../../src/schemas/rules.ts';
