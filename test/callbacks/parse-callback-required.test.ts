@@ -11,7 +11,7 @@ describe('a callback body missing a required field', () => {
     ['{"task_id":"t"}', 'status: is required'],
     ['{}', 'task_id: is required; status: is required'],
   ])('%s: %s', async (body, problem) => {
-    for (const parse of [parseCallback, (b: string) => new OmniMedia({ baseURL: 'https://media.example.com' }).callbacks.parse(b, { verify: false })]) {
+    for (const parse of [parseCallback, (b: string) => new OmniMedia({ baseURL: 'https://media.example.com' }).callbacks.parse(b)]) {
       const error = await reject(parse(body));
       expect(error).toBeInstanceOf(CallbackError);
       expect(error.reason).toBe('invalid_shape');
