@@ -49,7 +49,7 @@ export class OmniMediaError extends Error {
 }
 
 /**
- * One problem found in the input: the field (dotted path) and the rule it broke.
+ * One problem found in the input: the field (its path) and the rule it broke.
  *
  * @example
  * ```ts
@@ -59,7 +59,7 @@ export class OmniMediaError extends Error {
  * ```
  */
 export interface ValidationIssue {
-  /** The field, as a dotted path into the input (`image.2`, `options.timeout`); `''` for the input as a whole. */
+  /** The field, as a path into the input (`image[2]`, `messages[0].content`, `timeout`); `''` for the input as a whole. */
   path: string;
   /** The rule it broke, e.g. `must be 1 to 4,000 characters`. */
   message: string;

@@ -86,7 +86,7 @@ export interface UploadCacheStore {
   get(key: string): CachedUpload | undefined | Promise<CachedUpload | undefined>;
   /** Keep `record` under `key`; it stays useful for `ttlMs` (a store may expire it then). */
   set(key: string, record: CachedUpload, ttlMs: number): void | Promise<void>;
-  /** Forget `key` (the service refused the upload URL it held). */
+  /** Forget `key`: its record is too close to expiry to reuse, and a new upload replaces it. */
   delete(key: string): void | Promise<void>;
 }
 

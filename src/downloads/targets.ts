@@ -45,7 +45,7 @@ export type DownloadTarget = string | WritableStream<Uint8Array> | NodeWritableL
 export interface TaskWithOutputs {
   /** The task's id: the default file names start with it. */
   task_id?: string | undefined;
-  /** The task's status: a task that did not succeed has no results to download (a `ValidationError`). */
+  /** The task's status, named in the `ValidationError` when the task has no results to download. */
   status?: string | undefined;
   /** The results, each downloaded from its `url`. */
   data?: readonly { url: string }[] | undefined;

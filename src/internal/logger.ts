@@ -18,13 +18,13 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
  * ```
  */
 export interface Logger {
-  /** A failure the caller should see (a callback handler that threw, a Redis outage). */
+  /** A failure the caller does not otherwise see (an `onTask` that threw, a callback that could not be verified). */
   error(message: string, ...args: unknown[]): void;
-  /** Something to fix that did not fail the call (an unknown answer field, a retried request). Said once where it repeats. */
+  /** Something to look at that did not fail the call (a rejected callback token, a Redis outage, an answer field read leniently). Said once where it repeats. */
   warn(message: string, ...args: unknown[]): void;
-  /** A step worth knowing in production (a task submitted, an upload reused). */
+  /** What the client did about a passing fault: a retry and its delay, a wait's failed query. */
   info(message: string, ...args: unknown[]): void;
-  /** Every request and poll, for a bug hunt. */
+  /** Every request, for a bug hunt (`logLevel: 'debug'`, or `OMNIMEDIA_LOG=debug`). */
   debug(message: string, ...args: unknown[]): void;
 }
 
