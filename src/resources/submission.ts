@@ -93,7 +93,7 @@ export function submitTask<S extends { task_id: string }>(
         submittedAt,
         defaultTimeout: submission.defaultTimeout,
         durationKey,
-        what: `${submission.what}(…).wait() of task ${task.task_id}`,
+        what: `${submission.what}(…).wait`,
       }), waitOptions);
   });
 }

@@ -24,7 +24,7 @@ const UNREACHABLE_WARNING_AFTER = 3;
 export interface WaitPorts {
   /**
    * One query of a task (no retries: the poller does its own), for the wait `span` when
-   * telemetry is on; its errors name the call `what` (default `tasks.retrieve(<id>)`).
+   * telemetry is on; its errors name the call `what` (default `tasks.retrieve`) with the id.
    */
   retrieve(taskId: string, signal: AbortSignal, span?: TelemetrySpan, what?: string): Promise<TaskResult>;
   scheduler: PollScheduler;
@@ -54,7 +54,7 @@ export interface WaitContext {
   defaultTimeout: number;
   /** The kind of task for learning durations, when the submission knew it. */
   durationKey?: string | undefined;
-  /** The call the caller made, as its errors name it (`tasks.wait(<id>)`): not the query's name. */
+  /** The call the caller made, as its errors name it with the id (`tasks.wait`): not the query's name. */
   what?: string | undefined;
 }
 

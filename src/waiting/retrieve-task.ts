@@ -11,15 +11,16 @@ import { parseResponse } from '../validation/answers.ts';
  * and callback verification share. The answer must be the task asked for: a confused cache
  * or gateway answering with another task is an `APIError` naming both ids, never a result.
  * The caller has checked `taskId` (see `taskIdProblem`). `span`: the call it is made for, when
- * telemetry is on; `what`: the call its errors name (a wait's errors name the wait).
+ * telemetry is on; `call`: the call its errors name (a wait's errors name the wait).
  */
 export async function retrieveTask(
   http: HttpClient,
   taskId: string,
   options: RetrieveOptions = {},
   span?: TelemetrySpan,
-  what = `tasks.retrieve(${taskId})`,
+  call = 'tasks.retrieve',
 ): Promise<TaskResult> {
+  const what = `${call}(${taskId})`;
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,
