@@ -1,4 +1,4 @@
-import type { TaskResult } from './schemas/task.ts';
+import type { TaskAttempt, TaskResult } from './schemas/task.ts';
 
 /**
  * Every error the SDK throws is an `OmniMediaError`. Errors raised after a task was submitted
@@ -292,26 +292,20 @@ export class APITimeoutError extends APIConnectionError {
  * }
  * ```
  */
-export class TaskFailedError<Task extends { task_id: string; status: string } = {
-  task_id: string;
-  status: string;
-  fail_reason?: string | undefined;
-  attempts?: readonly { fail_reason?: string | undefined }[] | undefined;
-}> extends OmniMediaError {
+export class TaskFailedError extends OmniMediaError {
   /** `'TaskFailedError'`, the class's name (kept through minification). */
   override name = 'TaskFailedError';
   /** The last task seen, with its `status` and `fail_reason`. */
-  declare readonly task: Task;
+  declare readonly task: TaskResult;
   /** The last `fail_reason`: the task's own, else that of its last failed attempt. */
   declare readonly failReason: string | undefined;
-  /** The task's attempts (`task.attempts`), each with its provider, status and `fail_reason`. */
-  declare readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
+  /** The task's attempts (`task.attempts`, empty when it had none), each with its provider, status and `fail_reason`. */
+  declare readonly attempts: readonly TaskAttempt[];
 
   /** `failReason` defaults to the task's own `fail_reason`, else its last failed attempt's. */
-  constructor(task: Task, failReason?: string) {
-    const failed = task as { fail_reason?: string; attempts?: readonly { fail_reason?: string }[] };
-    const attempts = failed.attempts ?? [];
-    failReason ??= failed.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
+  constructor(task: TaskResult, failReason?: string) {
+    const attempts = task.attempts ?? [];
+    failReason ??= task.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
     super(
       `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}` +
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),
@@ -319,7 +313,7 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
     );
     this.task = task;
     this.failReason = failReason;
-    this.attempts = attempts as typeof this.attempts;
+    this.attempts = attempts;
   }
 }
 
