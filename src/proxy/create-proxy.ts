@@ -37,6 +37,7 @@ import { multipartFraming } from '../uploads/streamed-body.ts';
  * ```
  */
 export class ProxyDenied extends OmniMediaError {
+  /** `'ProxyDenied'`, the class's name (kept through minification). */
   override name = 'ProxyDenied';
 
   constructor(message = 'refused by the app\u2019s policy') {

@@ -15,7 +15,9 @@ import { now, schedule } from './clock.ts';
  * ```
  */
 export interface CallbackDelivery {
+  /** The task whose result was delivered. */
   taskId: string;
+  /** The task's `callback_url`, where it was POSTed. */
   url: string;
   /** 1 for the first try. */
   attempt: number;
