@@ -92,7 +92,9 @@ describe.skipIf(!CLUSTER_AVAILABLE)('a fleet on a Redis Cluster (node-redis and 
     await eventually(() => three.every((i) => i.resolved().length === 40), 60_000, 'every wait');
     const queries = taskQueries(log.slice(mark));
     expect(queries.length).toBeGreaterThanOrEqual(120);
-    expect(peakOfRequests(queries)).toBeLessThanOrEqual(20);
+    // Over the cap only while an instance has lost Redis (its own budget then): say so if it happens.
+    const logs = three.flatMap((i) => i.messages.filter((m) => m.event === 'log').map((m) => m.message));
+    expect(peakOfRequests(queries), logs.join('\n')).toBeLessThanOrEqual(20);
   }, 90_000);
 
   it('three instances waiting on the same 20 tasks send at most 1.5 times the queries of one', async () => {
