@@ -217,7 +217,7 @@ export class HttpClient {
       maxRetries: request.maxRetries ?? this.#config.maxRetries,
       signal: request.signal,
       onRetry: (error, retry, delay) => {
-        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${errorText(error)}`);
         request.onRetry?.(error, retry, delay);
       },
     };
