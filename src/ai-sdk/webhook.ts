@@ -9,7 +9,6 @@
  */
 import type { Experimental_VideoModelV4OperationWebhook as Webhook, JSONValue, SharedV4Warning } from '@ai-sdk/provider';
 import type { CallbackBody, OmniMedia, TaskPromise, TaskResult } from 'omnimedia';
-import { errorText } from '../internal/error-text.ts';
 
 /** A task the webhook path has already read from the service, and what it noticed on the way. */
 export interface SettledTask {
@@ -92,7 +91,8 @@ export class WebhookCompletion {
         const answer = await handle(new Request(await client.callbacks.url(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: text }));
         if (!answer.ok) ignored(`${answer.status} ${((await answer.json()) as { reason?: string }).reason ?? ''}`.trim());
       })
-      .catch((error: unknown) => ignored(errorText(error)));
+      // Not internal/error-text.ts: this subpath bundles only its own files (isolation.test.ts).
+      .catch((error: unknown) => ignored(String((error as Error)?.message ?? error)));
   }
 
   /** `doStart` failed: nothing to wait for (the AI SDK does not await `received` then). */
