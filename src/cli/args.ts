@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { errorText } from '../internal/error-text.ts';
 
 /** A wrong command line: an unknown flag, a missing argument. Exit code 2, like a validation error. */
 export class UsageError extends Error {
@@ -87,7 +86,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
     });
   } catch (error) {
     // parseArgs says e.g. "Unknown option '--sise'"; add where to look.
-    throw new UsageError(`${errorText(error)}. See: omnimedia ${spec.name} --help`);
+    throw new UsageError(`${(error as Error).message}. See: omnimedia ${spec.name} --help`);
   }
   const values = parsed.values as ParsedValues;
   if (values.help) return { values, positionals: parsed.positionals };

@@ -6,7 +6,6 @@ import {
   WaitTimeoutError,
 } from 'omnimedia';
 import { UsageError } from './args.ts';
-import { errorText as messageOf } from '../internal/error-text.ts';
 
 /** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
 export const EXIT = {
@@ -77,7 +76,7 @@ function issueLabel(issue: IssueJson): string {
 export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer): Record<string, unknown> {
   const base: Record<string, unknown> = {
     type: error instanceof Error ? error.name : 'Error',
-    message: messageOf(error),
+    message: error instanceof Error ? error.message : String(error),
     exit_code: exitCodeFor(error),
   };
   if (error instanceof Interrupted && error.taskId) base.task_id = error.taskId;
