@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -8,6 +8,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * which put the fleet files (4 lines each, 70 s each) last, alone, at the end of the run.
  */
 const REAL_TIME_FIRST = [/\/test\/integration\//, /\/test\/redis\//];
+
+const CLUSTER = 'test/redis/cluster*.test.ts';
 
 class RealTimeFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -32,7 +34,6 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
     environment: 'node',
     // Tests talk to MSW or to servers on loopback only; anything else is a bug.
     unstubGlobals: true,
@@ -44,5 +45,11 @@ export default defineConfig({
     // (cores - 1), so every wait was served alone; OMNIMEDIA_TEST_WORKERS overrides.
     maxWorkers: Number(process.env.OMNIMEDIA_TEST_WORKERS ?? 4),
     sequence: { sequencer: RealTimeFirst },
+    // `npm test` runs the suite project; the Redis Cluster tests (six redis-server processes)
+    // are a CI step of their own: `npx vitest run test/redis/cluster` (README, "Development").
+    projects: [
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER] } },
+      { extends: true, test: { name: 'cluster', include: [CLUSTER] } },
+    ],
   },
 });
