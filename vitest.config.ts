@@ -38,7 +38,7 @@ export default defineConfig({
     // Tests talk to MSW or to servers on loopback only; anything else is a bug.
     unstubGlobals: true,
     testTimeout: 20_000,
-    // A stalled body that only a full GC shows (test/transport/hostile-network.test.ts calls gc()).
+    // A stalled body that only a full GC shows (test/integration/hostile-network.test.ts calls gc()).
     execArgv: ['--expose-gc'],
     // Most of the suite's time is waiting (a real Redis, child processes, the mock's task
     // times), not CPU: 83 s of CPU in a 288 s run. vitest's default on two cores is one worker
