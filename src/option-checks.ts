@@ -45,7 +45,11 @@ export class OptionProblems {
     this.#issues.push({ path, message });
   }
 
-  /** A whole number of ms from `min` to 2^31-1 (a timer's limit), when given. */
+  /**
+   * The one rule of every millisecond option: a whole number of ms from `min` to 2^31-1 (a
+   * timer's limit), when given. `min` is 0 only where 0 means "at once" (`initialDelay`,
+   * `uploadCache.margin`); elsewhere 0 would be a deadline already past.
+   */
   ms(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
@@ -121,15 +125,10 @@ export interface WaitSettings {
 export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
   const o = objectOf(options, 'wait options');
   const problems = new OptionProblems('wait options');
-  const ms = (name: keyof WaitOptions, value: unknown, positive: boolean) => {
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0))
-      problems.add(name, `must be a ${positive ? 'positive' : 'non-negative'} number of ms (got ${String(value)})`);
-  };
-  ms('timeout', o.timeout, true);
-  ms('initialDelay', o.initialDelay, false);
-  ms('interval', o.interval, true);
-  ms('maxInterval', o.maxInterval, true);
+  problems.ms('timeout', o.timeout, 1);
+  problems.ms('initialDelay', o.initialDelay, 0);
+  problems.ms('interval', o.interval, 1);
+  problems.ms('maxInterval', o.maxInterval, 1);
   if (typeof o.interval === 'number' && typeof o.maxInterval === 'number' && o.interval > o.maxInterval)
     problems.add('interval', `must not exceed maxInterval (${o.maxInterval} ms)`);
   problems.fn('onProgress', o.onProgress);
