@@ -8,6 +8,9 @@ import { ValidationError, type ValidationIssue } from './errors.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import {
   DEFAULT_CALLBACK_MAX_BYTES,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_REDIS_PREFIX,
   DEFAULT_CALLBACK_READ_TIMEOUT_MS,
   DEFAULT_INITIAL_DELAY_MS,
   DEFAULT_INTERVAL_MS,
@@ -332,9 +335,9 @@ export function resolveRedisCoordinationOptions(options: RedisCoordinationOption
   if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) problems.add('logger', 'must have a warn(message) method, as console does');
   problems.done();
   return {
-    prefix: (o.prefix as string | undefined) ?? 'omnimedia:',
-    leaseMs: (o.leaseMs as number | undefined) ?? 5_000,
-    commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? 500,
+    prefix: (o.prefix as string | undefined) ?? DEFAULT_REDIS_PREFIX,
+    leaseMs: (o.leaseMs as number | undefined) ?? DEFAULT_LEASE_MS,
+    commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? DEFAULT_COMMAND_TIMEOUT_MS,
     logger: logger ?? console,
   };
 }
