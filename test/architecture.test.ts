@@ -156,3 +156,23 @@ describe('architecture', () => {
     expect(long).toEqual([]);
   });
 });
+
+describe('tests mirror src/', () => {
+  const TEST = fileURLToPath(new URL('./', import.meta.url));
+  // Not a module's tests: processes and servers across layers, helpers and fixtures, the
+  // packed tarball's consumers, and the checks of the repo itself (this file, browser twins).
+  const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'architecture.test.ts', 'browser-twins.test.ts']);
+
+  it('each test file sits in the folder of src/ it tests (test/waiting/ for src/waiting/), or in test/integration/', () => {
+    const testFiles = sourceFiles(TEST).filter((file) => file.endsWith('.test.ts'));
+    const astray = testFiles
+      .map((file) => relative(TEST, file).replaceAll('\\', '/'))
+      .filter((path) => !NOT_MIRRORED.has(path.split('/')[0]!))
+      .filter((path) => {
+        const folder = dirname(path);
+        if (folder !== '.') return !statSync(join(SRC, folder), { throwIfNoEntry: false })?.isDirectory();
+        return !statSync(join(SRC, path.replace(/\.test\.ts$/, '.ts')), { throwIfNoEntry: false })?.isFile();
+      });
+    expect(astray).toEqual([]);
+  });
+});
