@@ -3,19 +3,23 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that wait on real time (child processes, a real redis-server, servers on loopback)
- * start first: on a clean clone vitest knows no durations and starts the largest files first,
- * which put the fleet files (4 lines each, 70 s each) last, alone, at the end of the run.
+ * Files that wait on real time start first, the longest kind first: the fleets (child
+ * processes on a real redis-server, about 40 s each), Redis, then test/integration/ (processes
+ * and servers on loopback). On a clean clone vitest knows no durations and starts the largest
+ * files first, which put the fleet files (4 lines each, 70 s each then) last, alone, at the end.
  */
-const REAL_TIME_FIRST = [/\/test\/integration\//, /\/test\/redis\//];
+const REAL_TIME_FIRST = [/\/test\/redis\/fleet-/, /\/test\/redis\//, /\/test\/integration\//];
 
 const CLUSTER = 'test/redis/cluster*.test.ts';
 
 class RealTimeFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const first = (spec: TestSpecification) => (REAL_TIME_FIRST.some((pattern) => pattern.test(spec.moduleId)) ? 0 : 1);
-    return sorted.map((spec, index) => ({ spec, index })).sort((a, b) => first(a.spec) - first(b.spec) || a.index - b.index).map(({ spec }) => spec);
+    const rank = (spec: TestSpecification) => {
+      const found = REAL_TIME_FIRST.findIndex((pattern) => pattern.test(spec.moduleId.replaceAll('\\', '/')));
+      return found === -1 ? REAL_TIME_FIRST.length : found;
+    };
+    return sorted.map((spec, index) => ({ spec, index })).sort((a, b) => rank(a.spec) - rank(b.spec) || a.index - b.index).map(({ spec }) => spec);
   }
 }
 
