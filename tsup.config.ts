@@ -56,6 +56,8 @@ const shared: Options = {
     'testing-msw': 'src/testing/msw.ts',
     schemas: 'src/schemas/index.ts',
     'ai-sdk': 'src/ai-sdk/index.ts',
+    resources: 'src/resources/index.ts',
+    coordination: 'src/coordination/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
   external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],

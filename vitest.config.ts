@@ -33,6 +33,8 @@ export default defineConfig({
       'omnimedia/redis': fileURLToPath(new URL('./src/redis/index.ts', import.meta.url)),
       'omnimedia/proxy': fileURLToPath(new URL('./src/proxy/index.ts', import.meta.url)),
       'omnimedia/tasks': fileURLToPath(new URL('./src/tasks.ts', import.meta.url)),
+      'omnimedia/resources': fileURLToPath(new URL('./src/resources/index.ts', import.meta.url)),
+      'omnimedia/coordination': fileURLToPath(new URL('./src/coordination/index.ts', import.meta.url)),
       'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

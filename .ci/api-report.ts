@@ -19,6 +19,8 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-testing': 'dist/testing.d.ts',
   'omnimedia-testing-msw': 'dist/testing-msw.d.ts',
   'omnimedia-ai-sdk': 'dist/ai-sdk.d.ts',
+  'omnimedia-resources': 'dist/resources.d.ts',
+  'omnimedia-coordination': 'dist/coordination.d.ts',
 };
 
 /**
@@ -64,6 +66,10 @@ for (const [name, declarations] of Object.entries(ENTRIES)) {
     !(existsSync(config.reportTempFilePath) && existsSync(config.reportFilePath) && normalized(config.reportTempFilePath) === normalized(config.reportFilePath));
   if (changed && !update) {
     console.error(`api/${name}.api.md: the built API differs from the report. If the change is deliberate, run: npm run build && node .ci/api-report.ts --update`);
+    failed = true;
+  } else if (existsSync(config.reportFilePath) && readFileSync(config.reportFilePath, 'utf8').includes('(undocumented)')) {
+    // Every declaration and member has a doc comment (test/docs/documented.test.ts says which lacks one).
+    console.error(`api/${name}.api.md: an item is marked (undocumented); document it (npx vitest run test/docs/documented.test.ts lists them)`);
     failed = true;
   } else if (result.errorCount > 0) {
     console.error(`${name}: api-extractor failed (${result.errorCount} errors)`);

@@ -40,11 +40,17 @@ import { waitPorts } from './waiting/wait-ports.ts';
 export class OmniMedia {
   // The fields are `declare`d: the constructor assigns every one, and a class field would be
   // emitted as well, defined as undefined first (with errors.ts: -87 B gzip of the page bundle).
+  /** Image tasks: `generate` and `edit`, each a {@link TaskPromise}. */
   declare readonly images: Images;
+  /** Video tasks: `generate` (from text, images or chat messages) and `edit`. */
   declare readonly videos: Videos;
+  /** Uploads: `image` and `video`, from a path, bytes, a Blob, a stream or a Response. */
   declare readonly uploads: Uploads;
+  /** Following tasks: `retrieve`, `wait` and `watch` (no key needed). */
   declare readonly tasks: Tasks;
+  /** Callbacks in: `handler`, `node`, `parse` and `url`. */
   declare readonly callbacks: Callbacks;
+  /** Result files out: `download` to a Blob, a path or a stream. */
   declare readonly files: Files;
 
   /** The service's address, ending in `/`. */

@@ -1,3 +1,5 @@
+import type { TaskAttempt, TaskResult } from './schemas/task.ts';
+
 /**
  * Every error the SDK throws is an `OmniMediaError`. Errors raised after a task was submitted
  * carry its `taskId`, so a task is never lost to an exception.
@@ -24,6 +26,7 @@ export class OmniMediaError extends Error {
     this.taskId = options?.taskId;
   }
 
+  /** `'OmniMediaError'`, the class's name (kept through minification). */
   override name = 'OmniMediaError';
 
   /**
@@ -46,7 +49,7 @@ export class OmniMediaError extends Error {
 }
 
 /**
- * One problem found in the input: the field (dotted path) and the rule it broke.
+ * One problem found in the input: the field (its path) and the rule it broke.
  *
  * @example
  * ```ts
@@ -56,7 +59,9 @@ export class OmniMediaError extends Error {
  * ```
  */
 export interface ValidationIssue {
+  /** The field, as a path into the input (`image[2]`, `messages[0].content`, `timeout`); `''` for the input as a whole. */
   path: string;
+  /** The rule it broke, e.g. `must be 1 to 4,000 characters`. */
   message: string;
 }
 
@@ -70,7 +75,9 @@ export interface ValidationIssue {
  * ```
  */
 export class ValidationError extends OmniMediaError {
+  /** `'ValidationError'`, the class's name (kept through minification). */
   override name = 'ValidationError';
+  /** Every problem found, each naming its field and the rule (all of them, not only the first). */
   declare readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[], context?: string) {
@@ -90,12 +97,17 @@ export class ValidationError extends OmniMediaError {
  * ```
  */
 export interface APIErrorInit {
+  /** The HTTP status; `undefined` when no response came back. */
   status?: number | undefined;
   /** The response body, parsed as JSON when it is JSON, else the raw text. */
   body?: unknown;
+  /** The response headers. */
   headers?: Headers | undefined;
+  /** The service's request id (`x-request-id`), for a support ticket. */
   requestId?: string | undefined;
+  /** The task the exchange concerned, once one exists. */
   taskId?: string | undefined;
+  /** The underlying error (a network failure, an abort). */
   cause?: unknown;
 }
 
@@ -114,10 +126,13 @@ export interface APIErrorInit {
  * ```
  */
 export class APIError extends OmniMediaError {
+  /** `'APIError'`, the class's name (kept through minification). */
   override name = 'APIError';
+  /** The HTTP status; `undefined` when no response came back (connection error, timeout, the local missing-key check). */
   declare readonly status: number | undefined;
   /** The error body exactly as the service sent it: its shape is not in the spec. */
   declare readonly body: unknown;
+  /** The response headers (`Retry-After`, `x-request-id`...); `undefined` when no response came back. */
   declare readonly headers: Headers | undefined;
   /** From the `x-request-id` (or `request-id`) response header, when present. */
   declare readonly requestId: string | undefined;
@@ -141,6 +156,7 @@ export class APIError extends OmniMediaError {
  * ```
  */
 export class BadRequestError extends APIError {
+  /** `'BadRequestError'`, the class's name (kept through minification). */
   override name = 'BadRequestError';
 }
 /**
@@ -152,6 +168,7 @@ export class BadRequestError extends APIError {
  * ```
  */
 export class AuthenticationError extends APIError {
+  /** `'AuthenticationError'`, the class's name (kept through minification). */
   override name = 'AuthenticationError';
 }
 /**
@@ -163,6 +180,7 @@ export class AuthenticationError extends APIError {
  * ```
  */
 export class InsufficientBalanceError extends APIError {
+  /** `'InsufficientBalanceError'`, the class's name (kept through minification). */
   override name = 'InsufficientBalanceError';
 }
 /**
@@ -174,6 +192,7 @@ export class InsufficientBalanceError extends APIError {
  * ```
  */
 export class PermissionDeniedError extends APIError {
+  /** `'PermissionDeniedError'`, the class's name (kept through minification). */
   override name = 'PermissionDeniedError';
 }
 /**
@@ -185,6 +204,7 @@ export class PermissionDeniedError extends APIError {
  * ```
  */
 export class NotFoundError extends APIError {
+  /** `'NotFoundError'`, the class's name (kept through minification). */
   override name = 'NotFoundError';
 }
 
@@ -197,7 +217,9 @@ export class NotFoundError extends APIError {
  * ```
  */
 export class RateLimitError extends APIError {
+  /** `'RateLimitError'`, the class's name (kept through minification). */
   override name = 'RateLimitError';
+  /** Seconds to wait before the next request, from the `Retry-After` header; `undefined` when it had none. */
   declare readonly retryAfter: number | undefined;
 
   constructor(message: string, init: APIErrorInit & { retryAfter?: number | undefined } = {}) {
@@ -215,6 +237,7 @@ export class RateLimitError extends APIError {
  * ```
  */
 export class InternalServerError extends APIError {
+  /** `'InternalServerError'`, the class's name (kept through minification). */
   override name = 'InternalServerError';
 }
 /**
@@ -226,6 +249,7 @@ export class InternalServerError extends APIError {
  * ```
  */
 export class ServiceUnavailableError extends InternalServerError {
+  /** `'ServiceUnavailableError'`, the class's name (kept through minification). */
   override name = 'ServiceUnavailableError';
 }
 
@@ -238,6 +262,7 @@ export class ServiceUnavailableError extends InternalServerError {
  * ```
  */
 export class APIConnectionError extends APIError {
+  /** `'APIConnectionError'`, the class's name (kept through minification). */
   override name = 'APIConnectionError';
 }
 /**
@@ -251,6 +276,7 @@ export class APIConnectionError extends APIError {
  * ```
  */
 export class APITimeoutError extends APIConnectionError {
+  /** `'APITimeoutError'`, the class's name (kept through minification). */
   override name = 'APITimeoutError';
 }
 
@@ -266,24 +292,20 @@ export class APITimeoutError extends APIConnectionError {
  * }
  * ```
  */
-export class TaskFailedError<Task extends { task_id: string; status: string } = {
-  task_id: string;
-  status: string;
-  fail_reason?: string | undefined;
-  attempts?: readonly { fail_reason?: string | undefined }[] | undefined;
-}> extends OmniMediaError {
+export class TaskFailedError extends OmniMediaError {
+  /** `'TaskFailedError'`, the class's name (kept through minification). */
   override name = 'TaskFailedError';
-  declare readonly task: Task;
+  /** The last task seen, with its `status` and `fail_reason`. */
+  declare readonly task: TaskResult;
   /** The last `fail_reason`: the task's own, else that of its last failed attempt. */
   declare readonly failReason: string | undefined;
-  /** The task's attempts (`task.attempts`), each with its provider, status and `fail_reason`. */
-  declare readonly attempts: Task extends { attempts?: infer A } ? NonNullable<A> : readonly unknown[];
+  /** The task's attempts (`task.attempts`, empty when it had none), each with its provider, status and `fail_reason`. */
+  declare readonly attempts: readonly TaskAttempt[];
 
   /** `failReason` defaults to the task's own `fail_reason`, else its last failed attempt's. */
-  constructor(task: Task, failReason?: string) {
-    const failed = task as { fail_reason?: string; attempts?: readonly { fail_reason?: string }[] };
-    const attempts = failed.attempts ?? [];
-    failReason ??= failed.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
+  constructor(task: TaskResult, failReason?: string) {
+    const attempts = task.attempts ?? [];
+    failReason ??= task.fail_reason || attempts.findLast((a) => a.fail_reason)?.fail_reason;
     super(
       `Task ${task.task_id} ended with status "${task.status}"${failReason ? ` (${failReason})` : ''}` +
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),
@@ -291,12 +313,14 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
     );
     this.task = task;
     this.failReason = failReason;
-    this.attempts = attempts as typeof this.attempts;
+    this.attempts = attempts;
   }
 }
 
 /**
  * The wait's deadline passed before the task ended. The task may still finish: wait again by id.
+ * Not generic: `err.lastTask` is a `TaskResult` after `err instanceof WaitTimeoutError` (a
+ * generic class would narrow to `WaitTimeoutError<any>`).
  *
  * @example
  * ```ts
@@ -307,13 +331,16 @@ export class TaskFailedError<Task extends { task_id: string; status: string } = 
  * }
  * ```
  */
-export class WaitTimeoutError<Task = unknown> extends OmniMediaError {
+export class WaitTimeoutError extends OmniMediaError {
+  /** `'WaitTimeoutError'`, the class's name (kept through minification). */
   override name = 'WaitTimeoutError';
-  declare readonly lastTask: Task | undefined;
+  /** The task as the last query saw it (its `status`, `progress`); `undefined` when no query answered. */
+  declare readonly lastTask: TaskResult | undefined;
+  /** The task waited for. */
   declare taskId: string;
 
   /** @param cause the error of the last query, when it failed (a service that cannot be reached). */
-  constructor(taskId: string, timeoutMs: number, lastTask: Task | undefined, cause?: unknown) {
+  constructor(taskId: string, timeoutMs: number, lastTask: TaskResult | undefined, cause?: unknown) {
     super(`Task ${taskId} did not finish within ${timeoutMs} ms; wait again with client.tasks.wait('${taskId}')`, {
       taskId,
       cause,
@@ -352,7 +379,9 @@ export type CallbackErrorReason =
  * ```
  */
 export class CallbackError extends OmniMediaError {
+  /** `'CallbackError'`, the class's name (kept through minification). */
   override name = 'CallbackError';
+  /** Why the delivery was rejected; see {@link CallbackErrorReason}. */
   declare readonly reason: CallbackErrorReason;
 
   constructor(reason: CallbackErrorReason, message: string, options?: { cause?: unknown; taskId?: string | undefined }) {

@@ -225,7 +225,9 @@ export interface UploadOptions extends RequestOptions {
  * ```
  */
 export interface DownloadProgress extends TransferProgress {
+  /** The file being downloaded. */
   url: string;
+  /** Its place in the task's `data` (0 for a single URL). */
   index: number;
 }
 

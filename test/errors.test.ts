@@ -16,7 +16,7 @@ describe('TaskFailedError', () => {
     const task = {
       task_id: 't2',
       status: 'failed',
-      attempts: [{ fail_reason: 'provider_timeout' }, { fail_reason: undefined }, { fail_reason: 'provider_error' }, {}],
+      attempts: [{ fail_reason: 'provider_timeout' }, { status: 'failed' }, { fail_reason: 'provider_error' }, {}],
     };
     const error = new TaskFailedError(task);
     expect(error.failReason).toBe('provider_error');

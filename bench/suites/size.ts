@@ -2,7 +2,7 @@
 // Deterministic (same dist/, same esbuild), so CI checks the budgets: `node bench/suites/size.ts --check`.
 // For scale, the same measure of other SDKs, installed into a temp dir at bench time (not deps).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { browserTwins } from '../../tsup.config.ts';
 import type { BenchTable } from '../run.ts';
+import { readmeSizes } from './readme-sizes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KiB = 1024;
@@ -188,11 +189,18 @@ export default async function size(): Promise<BenchTable[]> {
   ];
 }
 
-// `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling, or zod
-// comes back into a bundle that must hold none.
+// `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling, when zod
+// comes back into a bundle that must hold none, or when the README's size table is more than
+// 0.1 KB off the measurement (a stale figure misleads as much as a wrong one).
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--check')) {
   let failed = false;
+  const stated = readmeSizes(readFileSync(join(ROOT, 'README.md'), 'utf8'));
   for (const { name, gz, byPackage } of await measureOwn()) {
+    const figure = stated[name];
+    if (figure === undefined || Math.abs(figure * KB - gz) > 100) {
+      failed = true;
+      console.log(`README ${name}: the table says ${figure ?? 'nothing'} KB, measured ${(gz / KB).toFixed(1)} KB; update "Size and load time"`);
+    }
     const ok = gz <= CEILINGS[name] * KB;
     failed ||= !ok;
     console.log(

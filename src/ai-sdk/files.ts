@@ -5,7 +5,8 @@
  * file.
  */
 import type { Experimental_VideoModelV4File as VideoModelV4File, ImageModelV4File } from '@ai-sdk/provider';
-import { sniffMediaType, type ValidationIssue } from 'omnimedia';
+import type { ValidationIssue } from 'omnimedia';
+import { sniffMediaType } from 'omnimedia/schemas';
 
 /** A file part of either model: the video model's `url` parts may name their media type. */
 export type AiFile = ImageModelV4File | VideoModelV4File;

@@ -4,7 +4,8 @@
  * first, the wait on the client's poller, the images downloaded as bytes.
  */
 import type { ImageModelV4, ImageModelV4CallOptions, ImageModelV4Result } from '@ai-sdk/provider';
-import type { ImageEditParams, ImageGenerateParams, ImageQuality, OmniMedia, ValidationIssue } from 'omnimedia';
+import type { ImageEditParams, ImageGenerateParams, OmniMedia, ValidationIssue } from 'omnimedia';
+import type { ImageQuality } from 'omnimedia/schemas';
 import { headersWarnings, providerParams, throwIssues, unsupportedWarnings } from './call-options.ts';
 import { fileReference } from './files.ts';
 import { downloadOutputs, responseInfo, taskRecord, type OmniMediaImageMetadata } from './results.ts';

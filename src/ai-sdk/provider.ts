@@ -17,7 +17,15 @@ import { OmniMediaVideoModel, type OmniMediaVideoModelId } from './video-model.t
  * const same = createOmniMedia({ client: new OmniMedia() });
  * ```
  */
-export type OmniMediaProviderSettings = (ClientOptions & { client?: never }) | { client: OmniMedia };
+export type OmniMediaProviderSettings =
+  | (ClientOptions & {
+      /** Not with client options: give one or the other. */
+      client?: never;
+    })
+  | {
+      /** A client you already have: the models share its scheduler, budget and learning. */
+      client: OmniMedia;
+    };
 
 /**
  * The provider: `image(model)` and `video(model)` (also as `imageModel` and `videoModel`, the

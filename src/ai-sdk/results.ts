@@ -2,7 +2,8 @@
  * A finished task as the AI SDK wants it: the result files as bytes (downloaded by the
  * client: no key sent, retried, an abort ends it) and the task's record as provider metadata.
  */
-import { sniffMediaType, type OmniMedia, type TaskResult, type TaskStatus } from 'omnimedia';
+import type { OmniMedia, TaskResult, TaskStatus } from 'omnimedia';
+import { sniffMediaType } from 'omnimedia/schemas';
 
 /** One downloaded output of a task. */
 export interface DownloadedOutput {
@@ -37,14 +38,23 @@ export async function downloadOutputs(client: OmniMedia, task: TaskResult, signa
  * ```
  */
 export type OmniMediaTaskRecord = {
+  /** The task's id. */
   task_id: string;
+  /** Its status at the end (`completed`). */
   status: TaskStatus;
+  /** The model it ran on. */
   model?: string;
+  /** Video tasks: the billing specification matched, e.g. `omni_flash_1080p_8s`. */
   normalized_model?: string;
+  /** The provider that finished it. */
   provider?: string;
+  /** Its cost, as the service reported it. */
   total_cost?: number;
+  /** How many providers were tried. */
   attempt_count?: number;
+  /** Seconds the final attempt took. */
   elapsed_s?: number;
+  /** Seconds across all attempts. */
   total_elapsed_s?: number;
 };
 
@@ -60,7 +70,10 @@ export type OmniMediaTaskRecord = {
  * console.log(task.task_id, task.total_cost, images[1]!.providerMetadata?.omnimedia?.url);
  * ```
  */
-export type OmniMediaImageMetadata = OmniMediaTaskRecord & { images: { task_id: string; url: string }[] };
+export type OmniMediaImageMetadata = OmniMediaTaskRecord & {
+  /** One entry per image, in order: its task and result URL. */
+  images: { task_id: string; url: string }[];
+};
 
 /**
  * `providerMetadata.omnimedia` of `experimental_generateVideo`: the task, and each video's
@@ -72,7 +85,10 @@ export type OmniMediaImageMetadata = OmniMediaTaskRecord & { images: { task_id: 
  * const { task_id, normalized_model, videos } = providerMetadata.omnimedia as OmniMediaVideoMetadata;
  * ```
  */
-export type OmniMediaVideoMetadata = OmniMediaTaskRecord & { videos: { url: string }[] };
+export type OmniMediaVideoMetadata = OmniMediaTaskRecord & {
+  /** One entry per video, in order: its result URL. */
+  videos: { url: string }[];
+};
 
 const RECORD_FIELDS = ['model', 'normalized_model', 'provider', 'total_cost', 'attempt_count', 'elapsed_s', 'total_elapsed_s'] as const;
 

@@ -7,6 +7,7 @@
  * model takes which input) stay the client's.
  */
 import type { Experimental_VideoModelV4CallOptions as VideoModelV4CallOptions, SharedV4Warning } from '@ai-sdk/provider';
+import type { ValidationIssue, VideoEditParams } from 'omnimedia';
 import {
   ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODEL,
@@ -14,12 +15,10 @@ import {
   VIDEO_EDIT_MODEL,
   VIDEO_SECONDS,
   type AspectRatio,
-  type ValidationIssue,
-  type VideoEditParams,
   type VideoGeneratePromptParams,
   type VideoResolution,
   type VideoSeconds,
-} from 'omnimedia';
+} from 'omnimedia/schemas';
 import { headersWarnings, providerParams, throwIssues, unsupportedWarnings } from './call-options.ts';
 import { fileKind, fileReference, type AiFile } from './files.ts';
 

@@ -8,7 +8,8 @@
  * refuses (malformed, not confirmed by the service) leaves the polling to end it.
  */
 import type { Experimental_VideoModelV4OperationWebhook as Webhook, JSONValue, SharedV4Warning } from '@ai-sdk/provider';
-import type { CallbackBody, OmniMedia, TaskPromise, TaskResult } from 'omnimedia';
+import type { OmniMedia, TaskPromise, TaskResult } from 'omnimedia';
+import type { CallbackBody } from 'omnimedia/resources';
 
 /** A task the webhook path has already read from the service, and what it noticed on the way. */
 export interface SettledTask {

@@ -13,13 +13,19 @@ import type { Answer } from './delivery.ts';
  * ```
  */
 export interface NodeCallbackRequest {
+  /** The HTTP method: only `POST` is a delivery (others are answered 405). */
   method?: string | undefined;
+  /** The request's path and query (where the callback token is read). */
   url?: string | undefined;
   /** Express: the URL before mounting stripped a prefix (the query is what matters). */
   originalUrl?: string | undefined;
+  /** The request headers, lower-cased as Node gives them. */
   headers: Record<string, string | string[] | undefined>;
+  /** What a body parser put there (an object, a string or bytes); absent when none ran. */
   body?: unknown;
+  /** `true` when a parser already consumed the stream (then `body` is all there is). */
   readableEnded?: boolean | undefined;
+  /** The body as a stream of chunks, read when no parser ran (capped at the handler's `maxBodyBytes`). */
   [Symbol.asyncIterator]?(): AsyncIterator<unknown>;
   /** Fastify: the underlying Node request. */
   raw?: NodeCallbackRequest | undefined;
@@ -35,11 +41,15 @@ export interface NodeCallbackRequest {
  * ```
  */
 export interface NodeCallbackResponse {
+  /** The answer's status (200 handled or duplicate, 400, 401, 413, 503 with `Retry-After`...). */
   statusCode?: number;
+  /** Sets one answer header (`content-type`, `retry-after`, `allow`). */
   setHeader?(name: string, value: string): unknown;
+  /** Writes the JSON answer and ends the response. */
   end?(body: string): unknown;
   /** Fastify: the handler takes the reply over and writes to `raw`. */
   hijack?(): unknown;
+  /** Fastify: the underlying Node response, written to after `hijack()`. */
   raw?: NodeCallbackResponse | undefined;
 }
 

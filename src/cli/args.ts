@@ -85,13 +85,47 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[]): Parsed
       strict: true,
     });
   } catch (error) {
-    // parseArgs says e.g. "Unknown option '--sise'"; add where to look.
-    throw new UsageError(`${(error as Error).message}. See: omnimedia ${spec.name} --help`);
+    const help = `See: omnimedia ${spec.name} --help`;
+    // parseArgs says "Unknown option '--sise'. To specify a positional argument starting with
+    // a '-', ..."; say it in our words, with the flag that was probably meant.
+    const unknown = (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(-[^']*)'/.exec((error as Error).message)?.[1] : undefined;
+    if (unknown) {
+      const meant = closest(unknown.replace(/^-+/, ''), Object.keys(options));
+      throw new UsageError(`unknown option ${unknown}${meant ? ` (did you mean --${meant}?)` : ''}. ${help}`, unknown);
+    }
+    throw new UsageError(`${(error as Error).message}. ${help}`);
   }
   const values = parsed.values as ParsedValues;
   if (values.help) return { values, positionals: parsed.positionals };
   checkPositionals(spec, parsed.positionals, values);
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * The candidate nearest to `word` by edit distance (insertions, deletions, substitutions and
+ * swaps of neighbours, each 1), if it is near enough to be a typo: at most a third of its length.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of candidates) {
+    const distance = editDistance(word, name);
+    if (distance <= Math.max(1, Math.floor(name.length / 3)) && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number) => d[i]?.[j] ?? Infinity;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = value;
+    }
+  }
+  return at(a.length, b.length);
 }
 
 function checkPositionals(spec: CommandSpec, positionals: readonly string[], values: ParsedValues): void {

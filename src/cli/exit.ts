@@ -1,5 +1,6 @@
 import {
   APIError,
+  AuthenticationError,
   OmniMediaError,
   TaskFailedError,
   ValidationError,
@@ -108,6 +109,9 @@ export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer)
   if (error instanceof WaitTimeoutError) {
     return `error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`;
   }
+  // The SDK's words name its constructor option; at the command line the key is a flag.
+  const keyless = error instanceof AuthenticationError && error.status === undefined ? /^(.*) needs an API key/.exec(error.message)?.[1] : undefined;
+  if (keyless) return `error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`;
   if (error instanceof APIError) {
     const details = [
       error.status !== undefined ? `status ${error.status}` : undefined,

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { ValidationError, type ImageUpload, type TransferProgress as TransferProgressEvent, type VideoUpload } from 'omnimedia';
+import { ValidationError, type ImageUpload, type VideoUpload } from 'omnimedia';
+import type { TransferProgress as TransferProgressEvent } from 'omnimedia/resources';
 import { UsageError } from './args.ts';
 import type { Context } from './context.ts';
 import { formatBytes, formatDuration } from './format.ts';

@@ -42,6 +42,7 @@ export class MemoryDedupeStore implements CallbackDedupeStore {
     this.#claims = new BoundedMap(maxEntries);
   }
 
+  /** `true` when free (now in progress), `'in_progress'` while another delivery handles it, `false` once done. */
   claim(key: string): DedupeClaim {
     const done = this.#claims.get(key);
     if (done === undefined) {
@@ -51,14 +52,17 @@ export class MemoryDedupeStore implements CallbackDedupeStore {
     return done ? false : 'in_progress';
   }
 
+  /** Marks `key` done: a repeat is a duplicate. */
   complete(key: string): void {
     this.#claims.set(key, true);
   }
 
+  /** Frees `key` (its handler threw), so the next delivery runs it again. */
   release(key: string): void {
     this.#claims.delete(key);
   }
 
+  /** How many claims are held (in progress and done). */
   get size(): number {
     return this.#claims.size;
   }
@@ -79,14 +83,17 @@ export class MemoryUploadCacheStore implements UploadCacheStore {
     this.#entries = new BoundedMap(maxEntries);
   }
 
+  /** The record kept under `key`, unless it expired or was evicted. */
   get(key: string): CachedUpload | undefined {
     return this.#entries.get(key);
   }
 
+  /** Keeps `record` for `ttlMs`, evicting the least recently used record when full. */
   set(key: string, record: CachedUpload, ttlMs: number): void {
     this.#entries.set(key, record, ttlMs);
   }
 
+  /** Forgets `key`. */
   delete(key: string): void {
     this.#entries.delete(key);
   }

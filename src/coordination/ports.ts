@@ -82,8 +82,11 @@ export type CachedUpload = ImageUpload | VideoUpload;
  * ```
  */
 export interface UploadCacheStore {
+  /** The record kept under `key`, or `undefined` (never kept, expired or evicted). */
   get(key: string): CachedUpload | undefined | Promise<CachedUpload | undefined>;
+  /** Keep `record` under `key`; it stays useful for `ttlMs` (a store may expire it then). */
   set(key: string, record: CachedUpload, ttlMs: number): void | Promise<void>;
+  /** Forget `key`: its record is too close to expiry to reuse, and a new upload replaces it. */
   delete(key: string): void | Promise<void>;
 }
 
@@ -165,7 +168,15 @@ export interface TaskLeases {
  * if ('retryAt' in grant) setTimeout(tryAgain, grant.retryAt - Date.now());
  * ```
  */
-export type PollGrant = { release: () => void } | { retryAt: number };
+export type PollGrant =
+  | {
+      /** The query may start now; call this when its answer came, to free the slot. */
+      release: () => void;
+    }
+  | {
+      /** No slot now: the first moment (ms since the epoch) one may be free. */
+      retryAt: number;
+    };
 
 /**
  * The budget of task queries per second of the waits of a client (or of a fleet). The
@@ -246,7 +257,17 @@ export interface SubmissionJournal {
  * if (!decision.allowed) console.log(`retry in ${decision.retryAfterMs} ms`);
  * ```
  */
-export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+export type RateLimitDecision =
+  | {
+      /** Counted: the request may go. */
+      allowed: true;
+    }
+  | {
+      /** Refused: the window is full. */
+      allowed: false;
+      /** How long until a request would be let through, in ms. */
+      retryAfterMs: number;
+    };
 
 /**
  * Sliding-window counters, one per key: the `rateLimit` of `createProxy` (`omnimedia/proxy`)

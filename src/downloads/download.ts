@@ -78,7 +78,11 @@ export async function downloadOne(
     return new APIConnectionError(`${what}: the download broke off (${errorText(error)})`, { cause: error });
   };
   try {
-    if (to === undefined) return await new Response(body).blob();
+    if (to === undefined) {
+      // The Blob carries the type the server sent (a bare Response would leave it empty).
+      const type = response.headers.get('content-type');
+      return await new Response(body, type ? { headers: { 'content-type': type } } : {}).blob();
+    }
     if (to instanceof WritableStream) {
       await body.pipeTo(to, options.signal ? { signal: options.signal } : {});
       return undefined;

@@ -14,8 +14,11 @@
  * ```
  */
 export interface NodeWritableLike {
+  /** Writes one chunk; a `false` answer means wait for `'drain'`. */
   write(chunk: Uint8Array): unknown;
+  /** Ends the stream once every chunk is written. */
   end(): unknown;
+  /** Listens for `'drain'`, `'error'`, `'finish'` and `'close'`. */
   on(event: string, listener: (...args: never[]) => void): unknown;
 }
 
@@ -40,8 +43,11 @@ export type DownloadTarget = string | WritableStream<Uint8Array> | NodeWritableL
  * ```
  */
 export interface TaskWithOutputs {
+  /** The task's id: the default file names start with it. */
   task_id?: string | undefined;
+  /** The task's status, named in the `ValidationError` when the task has no results to download. */
   status?: string | undefined;
+  /** The results, each downloaded from its `url`. */
   data?: readonly { url: string }[] | undefined;
 }
 

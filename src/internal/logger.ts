@@ -18,9 +18,13 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
  * ```
  */
 export interface Logger {
+  /** A failure the caller does not otherwise see (an `onTask` that threw, a callback that could not be verified). */
   error(message: string, ...args: unknown[]): void;
+  /** Something to look at that did not fail the call (a rejected callback token, a Redis outage, an answer field read leniently). Said once where it repeats. */
   warn(message: string, ...args: unknown[]): void;
+  /** What the client did about a passing fault: a retry and its delay, a wait's failed query. */
   info(message: string, ...args: unknown[]): void;
+  /** Every request, for a bug hunt (`logLevel: 'debug'`, or `OMNIMEDIA_LOG=debug`). */
   debug(message: string, ...args: unknown[]): void;
 }
 

@@ -38,6 +38,7 @@ import { errorText } from '../internal/error-text.ts';
  * ```
  */
 export class ProxyDenied extends OmniMediaError {
+  /** `'ProxyDenied'`, the class's name (kept through minification). */
   override name = 'ProxyDenied';
 
   constructor(message = 'refused by the app\u2019s policy') {

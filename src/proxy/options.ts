@@ -34,6 +34,7 @@ export type ProxyOperation = 'image_generation' | 'image_edit' | 'video_generati
 export interface ProxyIdentity {
   /** Who this is, for rate limits and your hooks. */
   id: string | number;
+  /** Anything else your `authorize` knows (a plan, a team), handed to `policy` and the hooks as it is. */
   [key: string]: unknown;
 }
 

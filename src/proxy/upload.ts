@@ -8,7 +8,7 @@
 import { contentLength } from '../internal/content-length.ts';
 import type { Exchange } from '../transport/exchange.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, tooLargeMessage, typeProblem, type UploadRule } from '../uploads/inputs.ts';
-import { SNIFF_BYTES, sniffMediaType, type SniffedType } from '../uploads/sniff.ts';
+import { SNIFF_BYTES, sniffMediaType, type SniffedType } from '../schemas/sniff.ts';
 import type { Framing } from '../uploads/streamed-body.ts';
 import { concatBytes } from '../internal/bytes.ts';
 import { ProxyRefusal } from './answers.ts';

@@ -44,10 +44,15 @@ export class Files {
    * ```
    */
   download(url: string, options?: DownloadOptions & { to?: undefined }): Promise<Blob>;
+  /** A URL to a file at a path (Node): written via a temporary `.part` file; resolves with the path. */
   download(url: string, options: DownloadOptions & { to: string }): Promise<string>;
+  /** A URL streamed into a web `WritableStream` or a Node `Writable`. */
   download(url: string, options: DownloadOptions & { to: WritableStream<Uint8Array> | NodeWritableLike }): Promise<void>;
+  /** Every output of a task, as `Blob`s in order (each with the `type` the service sent). */
   download(task: TaskWithOutputs, options?: DownloadOptions & { to?: undefined }): Promise<Blob[]>;
+  /** Every output of a task into a directory (Node): files `<task_id>-<index>.<ext>`; resolves with the paths. */
   download(task: TaskWithOutputs, options: DownloadOptions & { to: string }): Promise<string[]>;
+  /** Every output of a task to the target a function chooses for each; resolves with the paths written (`undefined` for streams). */
   download(task: TaskWithOutputs, options: DownloadOptions & { to: TaskDownloadTarget }): Promise<(string | undefined)[]>;
   download(
     source: string | TaskWithOutputs,

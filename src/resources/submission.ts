@@ -89,6 +89,11 @@ export function submitTask<S extends { task_id: string }>(
   return taskPromise(sent, (task, waitOptions) => {
     const normalized = (task as { normalized_model?: unknown }).normalized_model;
     const durationKey = typeof normalized === 'string' && normalized ? normalized : fallbackKey;
-    return waitForTask(pollTarget(context.waiting, task.task_id, { submittedAt, defaultTimeout: submission.defaultTimeout, durationKey }), waitOptions);
+    return waitForTask(pollTarget(context.waiting, task.task_id, {
+        submittedAt,
+        defaultTimeout: submission.defaultTimeout,
+        durationKey,
+        what: `${submission.what}(…).wait`,
+      }), waitOptions);
   });
 }

@@ -78,7 +78,7 @@ export class Tasks {
    */
   async wait(taskId: string, options?: WaitOptions): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.wait task id');
-    return waitForTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
+    return waitForTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS, what: 'tasks.wait' }), options);
   }
 
   /**
@@ -96,6 +96,6 @@ export class Tasks {
    */
   async *watch(taskId: string, options?: WaitOptions): AsyncGenerator<TaskResult, void, undefined> {
     checkTaskId(taskId, 'tasks.watch task id');
-    yield* watchTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS }), options);
+    yield* watchTask(pollTarget(this.#waiting, taskId, { defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS, what: 'tasks.watch' }), options);
   }
 }

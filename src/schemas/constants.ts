@@ -1,12 +1,12 @@
-// The values of the public enums, free of zod: the main entry exports them, and the client
-// never loads zod (only omnimedia/schemas does).
+// The values of the public enums, free of zod: omnimedia/schemas exports them, and the client
+// checks requests with them without loading zod (only omnimedia/schemas does).
 
 /**
  * The `quality` values of an image request.
  *
  * @example
  * ```ts
- * import { IMAGE_QUALITIES } from 'omnimedia';
+ * import { IMAGE_QUALITIES } from 'omnimedia/schemas';
  * IMAGE_QUALITIES.includes('high'); // true
  * ```
  */
@@ -17,7 +17,7 @@ export const IMAGE_QUALITIES = ['low', 'medium', 'high', 'auto'] as const;
  *
  * @example
  * ```ts
- * import { VIDEO_SECONDS } from 'omnimedia';
+ * import { VIDEO_SECONDS } from 'omnimedia/schemas';
  * const options = VIDEO_SECONDS.map(Number); // [4, 6, 8, 10]
  * ```
  */
@@ -28,7 +28,7 @@ export const VIDEO_SECONDS = ['4', '6', '8', '10'] as const;
  *
  * @example
  * ```ts
- * import { VIDEO_RESOLUTIONS } from 'omnimedia';
+ * import { VIDEO_RESOLUTIONS } from 'omnimedia/schemas';
  * for (const resolution of VIDEO_RESOLUTIONS) console.log(resolution); // 720p, 1080p, 4K
  * ```
  */
@@ -39,7 +39,7 @@ export const VIDEO_RESOLUTIONS = ['720p', '1080p', '4K'] as const;
  *
  * @example
  * ```ts
- * import { ASPECT_RATIOS } from 'omnimedia';
+ * import { ASPECT_RATIOS } from 'omnimedia/schemas';
  * const portrait = ASPECT_RATIOS[1]; // '9:16'
  * ```
  */
@@ -50,7 +50,7 @@ export const ASPECT_RATIOS = ['16:9', '9:16'] as const;
  *
  * @example
  * ```ts
- * import { MAX_REFERENCE_IMAGES } from 'omnimedia';
+ * import { MAX_REFERENCE_IMAGES } from 'omnimedia/schemas';
  * const images = picked.slice(0, MAX_REFERENCE_IMAGES);
  * ```
  */
@@ -61,7 +61,7 @@ export const MAX_REFERENCE_IMAGES = 3;
  *
  * @example
  * ```ts
- * import { TEXT_TO_VIDEO_MODEL } from 'omnimedia';
+ * import { TEXT_TO_VIDEO_MODEL } from 'omnimedia/schemas';
  * await client.videos.generate({ model: TEXT_TO_VIDEO_MODEL, prompt: 'a fox in the snow' });
  * ```
  */
@@ -72,7 +72,7 @@ export const TEXT_TO_VIDEO_MODEL = 'omni_flash';
  *
  * @example
  * ```ts
- * import { IMAGE_TO_VIDEO_MODEL } from 'omnimedia';
+ * import { IMAGE_TO_VIDEO_MODEL } from 'omnimedia/schemas';
  * await client.videos.generate({ model: IMAGE_TO_VIDEO_MODEL, prompt: 'it starts to rain', images: [upload] });
  * ```
  */
@@ -83,7 +83,7 @@ export const IMAGE_TO_VIDEO_MODEL = 'omni_flash_components';
  *
  * @example
  * ```ts
- * import { VIDEO_EDIT_MODEL } from 'omnimedia';
+ * import { VIDEO_EDIT_MODEL } from 'omnimedia/schemas';
  * await client.videos.edit({ model: VIDEO_EDIT_MODEL, prompt: 'make it snow', input_video: source });
  * ```
  */

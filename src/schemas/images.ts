@@ -45,6 +45,7 @@ export interface ImageOptions {
  * ```
  */
 export interface ImageGenerateParams extends ImageOptions {
+  /** The image model, e.g. `omni-image` (the service's list; any string is sent). */
   model: string;
   /** At most 4,000 characters (code points). */
   prompt: string;
@@ -59,7 +60,9 @@ export interface ImageGenerateParams extends ImageOptions {
  * ```
  */
 export interface ImageEditBody extends ImageOptions {
+  /** The image model. */
   model: string;
+  /** The editing instruction. */
   prompt: string;
   /** Upload URL(s). */
   image: string | string[];
@@ -78,7 +81,15 @@ export interface ImageEditBody extends ImageOptions {
  * const refs: ImageReference[] = [upload, 'https://files.example.com/u/abc.png'];
  * ```
  */
-export type ImageReference = string | { url: string; expires_at?: number | undefined } | FileInput;
+export type ImageReference =
+  | string
+  | {
+      /** The upload URL. */
+      url: string;
+      /** When it expires, Unix seconds: an expired upload is refused locally. */
+      expires_at?: number | undefined;
+    }
+  | FileInput;
 
 /**
  * Parameters of `client.images.edit`.
@@ -91,6 +102,7 @@ export type ImageReference = string | { url: string; expires_at?: number | undef
  * ```
  */
 export interface ImageEditParams extends ImageOptions {
+  /** The image model, e.g. `omni-image`. */
   model: string;
   /** The editing instruction; at most 4,000 characters (code points). */
   prompt: string;

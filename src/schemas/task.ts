@@ -30,11 +30,13 @@ export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | (st
 export interface TaskAttempt {
   /** Starts at 1. */
   attempt_no?: number;
+  /** The provider this attempt ran at. */
   provider?: string;
   /** `completed` or `failed` in the spec; other strings are accepted. */
   status?: string;
   /** e.g. `provider_timeout`; the full list is not in the spec. */
   fail_reason?: string;
+  /** Seconds this attempt took. */
   elapsed_s?: number;
 }
 
@@ -61,9 +63,11 @@ export interface TaskOutput {
  * ```
  */
 export interface TaskSubmission {
+  /** The task's id: wait on it, retrieve it, find it in a callback. */
   task_id: string;
   /** `pending` directly after submission. */
   status: TaskStatus;
+  /** The model the task runs on, as the service names it. */
   model?: string;
   /** Unix seconds. */
   created_at?: number;
@@ -97,9 +101,11 @@ export interface VideoTaskSubmission extends TaskSubmission {
  * ```
  */
 export interface TaskResult {
+  /** The task's id. */
   task_id: string;
   /** `completed` on success; see `isSuccessStatus`, `isFailureStatus`. */
   status: TaskStatus;
+  /** The model the task ran on. */
   model?: string;
   /** e.g. `image_generation`, `video_generation`. */
   operation?: string;
@@ -113,12 +119,15 @@ export interface TaskResult {
   elapsed_s?: number;
   /** Seconds across all attempts. */
   total_elapsed_s?: number;
+  /** When it was submitted, Unix seconds. */
   created_at?: number;
+  /** When it ended, Unix seconds. */
   completed_at?: number;
   /** The produced files. */
   data?: TaskOutput[];
   /** The task's cost (its unit is not in the spec). */
   total_cost?: number;
+  /** How many providers were tried (1 when the first succeeded). */
   attempt_count?: number;
   /** One entry per attempt, the failed ones with their `fail_reason`. */
   attempts?: TaskAttempt[];

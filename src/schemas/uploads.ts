@@ -2,9 +2,11 @@
 
 /** What both upload records carry (spec 2.2, 2.3). */
 interface UploadRecord {
+  /** The file's name as the service stored it. */
   filename?: string;
   /** e.g. an image or video media type. */
   content_type?: string;
+  /** The file's size in bytes. */
   bytes?: number;
   /** Unix seconds. */
   created_at?: number;
@@ -24,7 +26,9 @@ interface UploadRecord {
 export interface ImageUpload extends UploadRecord {
   /** A reusable address on the upload host, valid 24 hours. */
   url: string;
+  /** Pixels across, as the service measured the image. */
   width?: number;
+  /** Pixels down. */
   height?: number;
 }
 

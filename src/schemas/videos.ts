@@ -78,7 +78,19 @@ export type VideoEditModel = typeof VIDEO_EDIT_MODEL | (string & {});
  * ];
  * ```
  */
-export type VideoContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+export type VideoContentPart =
+  | {
+      /** A text part. */
+      type: 'text';
+      /** The prompt text. */
+      text: string;
+    }
+  | {
+      /** An image part. */
+      type: 'image_url';
+      /** The reference image, by its upload URL. */
+      image_url: { url: string };
+    };
 
 /**
  * A chat-format message, as the spec writes it.
@@ -90,7 +102,9 @@ export type VideoContentPart = { type: 'text'; text: string } | { type: 'image_u
  * ```
  */
 export interface VideoMessage {
+  /** Who speaks: `user` for the prompt; the spec's examples use only `user`. */
   role: 'user' | 'system' | 'assistant' | (string & {});
+  /** The prompt as a string, or text and image parts. */
   content: string | VideoContentPart[];
 }
 
@@ -104,7 +118,15 @@ export interface VideoMessage {
  * await client.videos.generate({ prompt: 'it starts to rain', images });
  * ```
  */
-export type VideoImageReference = string | { url: string; expires_at?: number | undefined } | FileInput;
+export type VideoImageReference =
+  | string
+  | {
+      /** The upload URL. */
+      url: string;
+      /** When it expires, Unix seconds: an expired upload is refused locally. */
+      expires_at?: number | undefined;
+    }
+  | FileInput;
 
 interface VideoOptions {
   /** `16:9` or `9:16`. */
@@ -127,11 +149,13 @@ interface VideoOptions {
 export interface VideoGeneratePromptParams extends VideoOptions {
   /** Default: `omni_flash` for text only, `omni_flash_components` when `images` are given. */
   model?: VideoGenerateModel;
+  /** What the video shows; at most 4,000 characters (code points). */
   prompt: string;
   /** Up to 3 reference images (image to video). */
   images?: VideoImageReference[];
   /** 4, 6, 8 or 10 (or the same as strings). Default 10. */
   seconds?: VideoSeconds;
+  /** Not with `prompt`: give one or the other. */
   messages?: never;
 }
 
@@ -148,11 +172,15 @@ export interface VideoGeneratePromptParams extends VideoOptions {
  * ```
  */
 export interface VideoGenerateMessagesParams extends VideoOptions {
+  /** Required with raw messages: `omni_flash` (text) or `omni_flash_components` (with image parts). */
   model: VideoGenerateModel;
+  /** The chat messages, sent as they are. */
   messages: VideoMessage[];
   /** 4, 6, 8 or 10 (or the same as strings). Default 10. */
   seconds?: VideoSeconds;
+  /** Not with `messages`: the prompt is in them. */
   prompt?: never;
+  /** Not with `messages`: give images as `image_url` parts. */
   images?: never;
 }
 
@@ -178,11 +206,20 @@ export type VideoGenerateParams = VideoGeneratePromptParams | VideoGenerateMessa
  * await client.videos.edit({ prompt: 'make it snow', input_video: ref });
  * ```
  */
-export type VideoReference = string | { upload_id: string; expires_at?: number | undefined } | FileInput;
+export type VideoReference =
+  | string
+  | {
+      /** The id `uploads.video` returned. */
+      upload_id: string;
+      /** When it expires, Unix seconds: an expired upload is refused locally. */
+      expires_at?: number | undefined;
+    }
+  | FileInput;
 
 interface VideoEditOptions extends VideoOptions {
   /** Default `omni_flash_edit`. */
   model?: VideoEditModel;
+  /** The video to edit: an upload id, upload record or file to upload. */
   input_video: VideoReference;
   /** Video edits take no `seconds`: the length follows the source video. */
   seconds?: never;
@@ -198,8 +235,18 @@ interface VideoEditOptions extends VideoOptions {
  * ```
  */
 export type VideoEditParams =
-  | (VideoEditOptions & { prompt: string; messages?: never })
-  | (VideoEditOptions & { messages: VideoMessage[]; prompt?: never });
+  | (VideoEditOptions & {
+      /** The editing instruction; at most 4,000 characters (code points). */
+      prompt: string;
+      /** Not with `prompt`: give one or the other. */
+      messages?: never;
+    })
+  | (VideoEditOptions & {
+      /** The instruction as chat messages, sent as they are. */
+      messages: VideoMessage[];
+      /** Not with `messages`: the instruction is in them. */
+      prompt?: never;
+    });
 
 /**
  * The JSON body `videos.generate` sends.
@@ -210,7 +257,9 @@ export type VideoEditParams =
  * ```
  */
 export interface VideoGenerateBody extends VideoOptions {
+  /** The video model. */
   model: string;
+  /** The chat messages. */
   messages: VideoMessage[];
   /** Sent as a string. */
   seconds?: (typeof VIDEO_SECONDS)[number];
@@ -225,7 +274,10 @@ export interface VideoGenerateBody extends VideoOptions {
  * ```
  */
 export interface VideoEditBody extends VideoOptions {
+  /** The video edit model. */
   model: string;
+  /** The instruction as chat messages. */
   messages: VideoMessage[];
+  /** The source video's upload id. */
   input_video: { upload_id: string };
 }

@@ -16,7 +16,9 @@ import { errorText } from '../internal/error-text.ts';
  * ```
  */
 export interface CallbackDelivery {
+  /** The task whose result was delivered. */
   taskId: string;
+  /** The task's `callback_url`, where it was POSTed. */
   url: string;
   /** 1 for the first try. */
   attempt: number;

@@ -35,6 +35,7 @@ export interface MockServerOptions extends Omit<MockServiceOptions, 'baseURL'> {
 export interface MockServer {
   /** The base URL to give the client, e.g. `http://127.0.0.1:4010`. */
   url: string;
+  /** The port it listens on (the free one it got, when `port` was 0). */
   port: number;
   /** The service behind the server: scenario controls and inspection. */
   mock: MockService;

@@ -74,9 +74,11 @@ export interface MockServiceOptions {
  * ```
  */
 export interface MockRequestRecord {
+  /** The HTTP method, e.g. `POST`. */
   method: string;
   /** The path below the base URL, e.g. `/v1/tasks/task_1`. */
   path: string;
+  /** The status the mock answered with. */
   status: number;
   /** ms since the epoch, by the mock's clock. */
   at: number;

@@ -348,9 +348,26 @@ export class MockService {
     return this.#deliveries;
   }
 
-  /** The requests answered so far (the last 1,000), oldest first. */
+  /** The requests answered so far (the last 1,000), oldest first. Empty it with {@link clearRequests}. */
   get requests(): readonly MockRequestRecord[] {
     return this.#requests;
+  }
+
+  /**
+   * Empty the request log, keeping the tasks, uploads and controls (`reset()` forgets them all):
+   * to count the requests of one step of a test.
+   *
+   * @example
+   * ```ts
+   * await client.images.generate({ model: 'omni-image', prompt: 'a fox' });
+   * mock.clearRequests();
+   * await client.tasks.retrieve(taskId);
+   * expect(mock.requests).toHaveLength(1);
+   * ```
+   */
+  clearRequests(): this {
+    this.#requests.length = 0;
+    return this;
   }
 
   /** Resolves when no callback delivery is in flight (retries waiting on a timer do not count). */

@@ -1,7 +1,7 @@
 // The upload endpoints (4.2, 4.5) and the store behind them: each upload keeps its bytes, so
 // its URL serves them back, and expires 24 hours after it was made.
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, type UploadRule } from '../uploads/inputs.ts';
-import { SNIFF_BYTES, sniffMediaType } from '../uploads/sniff.ts';
+import { SNIFF_BYTES, sniffMediaType } from '../schemas/sniff.ts';
 import { now, nowSeconds } from './clock.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { RequestProblem } from './request-problem.ts';

@@ -9,6 +9,8 @@
  * ```
  */
 export interface TransferProgress {
+  /** Bytes moved so far. */
   loaded: number;
+  /** All the bytes, when known in advance (a file's size, a `Content-Length`); else `undefined`. */
   total: number | undefined;
 }

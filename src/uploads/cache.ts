@@ -48,7 +48,9 @@ export async function uploadCacheKey(file: PreparedFile & { source: { replayable
  * ```
  */
 export class UploadCache {
+  /** Where the records are kept (the `store` option; by default in memory). */
   declare readonly store: UploadCacheStore;
+  /** ms a record must still be valid for to be reused (the `margin` option). */
   declare readonly margin: number;
   readonly #inFlight = new Map<string, InFlight>();
   readonly #warn: (message: string) => void;

@@ -3,7 +3,7 @@ import { FileFromPath, fileName, type Uploadable } from '../schemas/file-input.t
 import { concatBytes } from '../internal/bytes.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { openPath, READ_CHUNK_BYTES, readPath } from './node-files.ts';
-import { SNIFF_BYTES, sniffMediaType, type SniffedType } from './sniff.ts';
+import { SNIFF_BYTES, sniffMediaType, type SniffedType } from '../schemas/sniff.ts';
 import { errorText } from '../internal/error-text.ts';
 
 /**

@@ -22,8 +22,11 @@ const UNREACHABLE_WARNING_AFTER = 3;
 
 /** The ports a client's waits go through. */
 export interface WaitPorts {
-  /** One query of a task (no retries: the poller does its own), for the wait `span` when telemetry is on. */
-  retrieve(taskId: string, signal: AbortSignal, span?: TelemetrySpan): Promise<TaskResult>;
+  /**
+   * One query of a task (no retries: the poller does its own), for the wait `span` when
+   * telemetry is on; its errors name the call `what` (default `tasks.retrieve`) with the id.
+   */
+  retrieve(taskId: string, signal: AbortSignal, span?: TelemetrySpan, what?: string): Promise<TaskResult>;
   scheduler: PollScheduler;
   events: TaskEventBus;
   durations: TaskDurations;
@@ -51,11 +54,13 @@ export interface WaitContext {
   defaultTimeout: number;
   /** The kind of task for learning durations, when the submission knew it. */
   durationKey?: string | undefined;
+  /** The call the caller made, as its errors name it with the id (`tasks.wait`): not the query's name. */
+  what?: string | undefined;
 }
 
 /** The poll target of one task on a client's ports. */
 export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContext): PollTarget {
-  return { ...ports, ...context, taskId, retrieve: (signal, span) => ports.retrieve(taskId, signal, span) };
+  return { ...ports, ...context, taskId, retrieve: (signal, span) => ports.retrieve(taskId, signal, span, context.what) };
 }
 
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };

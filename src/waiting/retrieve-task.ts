@@ -10,10 +10,17 @@ import { parseResponse } from '../validation/answers.ts';
  * `GET /v1/tasks/{id}`: the task query, the one read of a task that waits, `tasks.retrieve`
  * and callback verification share. The answer must be the task asked for: a confused cache
  * or gateway answering with another task is an `APIError` naming both ids, never a result.
- * The caller has checked `taskId` (see `taskIdProblem`). `span`: the call it is made for, when telemetry is on.
+ * The caller has checked `taskId` (see `taskIdProblem`). `span`: the call it is made for, when
+ * telemetry is on; `call`: the call its errors name (a wait's errors name the wait).
  */
-export async function retrieveTask(http: HttpClient, taskId: string, options: RetrieveOptions = {}, span?: TelemetrySpan): Promise<TaskResult> {
-  const what = `tasks.retrieve(${taskId})`;
+export async function retrieveTask(
+  http: HttpClient,
+  taskId: string,
+  options: RetrieveOptions = {},
+  span?: TelemetrySpan,
+  call = 'tasks.retrieve',
+): Promise<TaskResult> {
+  const what = `${call}(${taskId})`;
   return http.request({
     method: 'GET',
     path: `v1/tasks/${encodeURIComponent(taskId)}`,

@@ -23,7 +23,7 @@ export function waitPorts(
   telemetry: Telemetry | undefined,
 ): WaitPorts & { scheduler: PollScheduler } {
   return {
-    retrieve: (taskId, signal, span) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span),
+    retrieve: (taskId, signal, span, what) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span, what),
     scheduler: new PollScheduler(shared.budget?.(maxPollsPerSecond) ?? maxPollsPerSecond),
     events: shared.events ?? new MemoryTaskEvents(),
     durations: new TaskDurations(shared.durations),

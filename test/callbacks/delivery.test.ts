@@ -6,7 +6,8 @@
 // a real redis-server.
 import type { RequestListener } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryDedupeStore, OmniMedia, type TaskResult } from 'omnimedia';
+import { OmniMedia, type TaskResult } from 'omnimedia';
+import { MemoryDedupeStore } from 'omnimedia/coordination';
 import { startCallbackService, type CallbackService } from '../helpers/callback-service.ts';
 import { fetchReceiver, nodeReceiver, post, type Receiver } from '../helpers/receivers.ts';
 

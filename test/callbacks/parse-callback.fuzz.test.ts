@@ -3,7 +3,8 @@
 // `npm run fuzz` sets FUZZ_RUNS (runs per property) for the long one and prints the totals.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CallbackError, parseCallback, rawAnswer, type TaskResult } from 'omnimedia';
+import { CallbackError, parseCallback, type TaskResult } from 'omnimedia';
+import { rawAnswer } from 'omnimedia/schemas';
 import { taskIdProblem } from '../../src/schemas/task-id.ts';
 import { TASK_FIELD_TYPES, typeName } from '../helpers/task-fields.ts';
 

@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { CALLBACK_TOKEN_PARAM, OmniMedia, OmniMediaError } from 'omnimedia';
+import { OmniMedia, OmniMediaError } from 'omnimedia';
+import { CALLBACK_TOKEN_PARAM } from '../../src/callbacks/token.ts';
 import { CallbackTokens } from '../../src/callbacks/token.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 

@@ -46,7 +46,7 @@ describe('cli arguments', () => {
     expect(unknown.stderr).toContain('unknown command "pictures"');
     const flag = await runCli(['images', 'generate', '--sise', '1024x1024']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain("Unknown option '--sise'");
+    expect(flag.stderr).toContain('unknown option --sise (did you mean --size?)');
     expect(flag.stderr).toContain('omnimedia images generate --help');
     const json = await runCli(['images', 'generate', '--sise', 'x', '--json']);
     expect(JSON.parse(json.stdout).error).toMatchObject({ type: 'UsageError', exit_code: 2 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
-import type { NodeCallbackRequest, NodeCallbackResponse } from 'omnimedia';
+import type { NodeCallbackRequest, NodeCallbackResponse } from 'omnimedia/resources';
 
 export interface Receiver {
   /** The callback URL, e.g. `http://127.0.0.1:1234/hooks/omnimedia`. */

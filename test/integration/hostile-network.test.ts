@@ -7,17 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  APIConnectionError,
-  APIError,
-  APITimeoutError,
-  InternalServerError,
-  OmniMedia,
-  OmniMediaError,
-  ValidationError,
-  WaitTimeoutError,
-  type Fetch,
-} from 'omnimedia';
+import { APIConnectionError, APIError, APITimeoutError, InternalServerError, OmniMedia, OmniMediaError, ValidationError, WaitTimeoutError } from 'omnimedia';
+import type { Fetch } from 'omnimedia/resources';
 import { endless, fullGc, stallAfter, useHostileServer } from '../helpers/hostile-server.ts';
 
 const server = await useHostileServer();

@@ -103,7 +103,7 @@ describe('a wait against a base URL where nothing listens', () => {
       await vi.advanceTimersByTimeAsync(10_000);
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toBe(
-        '[omnimedia] wait(task_1): 3 queries in a row could not connect (tasks.retrieve(task_1): could not reach http://127.0.0.1:9/ (ECONNREFUSED)): is baseURL right? The wait goes on until its deadline.',
+        '[omnimedia] wait(task_1): 3 queries in a row could not connect (tasks.wait(task_1): could not reach http://127.0.0.1:9/ (ECONNREFUSED)): is baseURL right? The wait goes on until its deadline.',
       );
       await vi.advanceTimersByTimeAsync(60_000);
       const error = await outcome;

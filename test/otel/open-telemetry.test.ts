@@ -3,7 +3,8 @@
 // package's name and version.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { OmniMedia, ValidationError, type Telemetry } from 'omnimedia';
+import { OmniMedia, ValidationError } from 'omnimedia';
+import type { Telemetry } from 'omnimedia/otel';
 import { openTelemetry, type OpenTelemetryOptions } from 'omnimedia/otel';
 import { TasksClient } from 'omnimedia/tasks';
 import { VERSION } from '../../src/otel/version.ts';

@@ -1,16 +1,9 @@
 import type { RequestListener } from 'node:http';
 import type express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CALLBACK_TOKEN_PARAM,
-  CallbackError,
-  MemoryDedupeStore,
-  OmniMedia,
-  type CallbackDedupeStore,
-  type CallbackHandlerOptions,
-  type TaskResult,
-  ValidationError,
-} from 'omnimedia';
+import { CallbackError, OmniMedia, type CallbackHandlerOptions, type TaskResult, ValidationError } from 'omnimedia';
+import { CALLBACK_TOKEN_PARAM } from '../../src/callbacks/token.ts';
+import { MemoryDedupeStore, type CallbackDedupeStore } from 'omnimedia/coordination';
 import { addTask, startCallbackService, type CallbackService } from '../helpers/callback-service.ts';
 import { expressReceiver, fastifyReceiver, fetchReceiver, nodeReceiver, post, type Receiver } from '../helpers/receivers.ts';
 

@@ -1,6 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { OmniMedia, type TransferProgress } from '../../src/index.ts';
+import { OmniMedia } from '../../src/index.ts';
+import type { TransferProgress } from '../../src/resources/index.ts';
 import { byteStream, fixture } from '../helpers/fixtures.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 

@@ -2,7 +2,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync, createWriteStream
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { APIConnectionError, NotFoundError, OmniMedia, ValidationError, type DownloadProgress } from '../../src/index.ts';
+import { APIConnectionError, NotFoundError, OmniMedia, ValidationError } from '../../src/index.ts';
+import type { DownloadProgress } from '../../src/resources/index.ts';
 import { fixture, tempDir } from '../helpers/fixtures.ts';
 import { useLoopback } from '../helpers/loopback.ts';
 import { API_KEY } from '../helpers/msw.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OmniMedia, ValidationError, type VideoMessage } from 'omnimedia';
+import { OmniMedia, ValidationError } from 'omnimedia';
+import type { VideoMessage } from 'omnimedia/schemas';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { VIDEO_SUBMISSION, countAllRequests, json, recordRoute, expectRejectedLocally } from '../helpers/wire.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageSizeProblem } from 'omnimedia';
+import { imageSizeProblem } from 'omnimedia/schemas';
 
 describe('imageSizeProblem', () => {
   it.each(['auto', '1024x1024', '1536x1024', '1024x1536', '2048x2048', '3840x2160', '2160x3840', '1024x640', '3840x1280', '1280x3840'])(

@@ -2,7 +2,8 @@
 // the same issues from the zod schemas of omnimedia/schemas, which are built from the same rules.
 import * as z from 'zod/mini';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { ValidationError, type ImageQuality, type ValidationIssue, type VideoMessage, type VideoSeconds } from 'omnimedia';
+import { ValidationError, type ValidationIssue } from 'omnimedia';
+import type { ImageQuality, VideoMessage, VideoSeconds } from 'omnimedia/schemas';
 import { ImageEditBodySchema, ImageGenerateParamsSchema, VideoEditBodySchema, VideoGenerateBodySchema, VideoMessageSchema } from 'omnimedia/schemas';
 import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../../src/schemas/image-rules.ts';
 import type { Rule } from '../../src/schemas/rules.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import { TaskResultSchema, TaskSubmissionSchema, VideoTaskSubmissionSchema, ImageUploadSchema, VideoUploadSchema } from 'omnimedia/schemas';
-import { rawAnswer } from 'omnimedia';
+import { rawAnswer } from 'omnimedia/schemas';
 
 const ok = <S extends z.core.$ZodType>(schema: S, value: unknown) => z.safeParse(schema, value).success;
 

@@ -4,7 +4,8 @@
 // else left out, never handed back as the wrong type; the raw answer stays reachable; one
 // warning per field and kind; a wait ends with the task; a task id is never lost.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { APIError, OmniMedia, rawAnswer, type Logger, type TaskResult } from 'omnimedia';
+import { APIError, OmniMedia, type Logger, type TaskResult } from 'omnimedia';
+import { rawAnswer } from 'omnimedia/schemas';
 import { createMockService } from 'omnimedia/testing';
 import { ATTEMPT_FIELD_TYPES, TASK_FIELD_TYPES, typeName } from '../helpers/task-fields.ts';
 

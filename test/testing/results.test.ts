@@ -6,7 +6,7 @@ import { createMockService, type MockService } from 'omnimedia/testing';
 import { imageDimensions } from '../../src/testing/image-dimensions.ts';
 import { encodePng } from '../../src/testing/png.ts';
 import { SAMPLE_MP4_BASE64 } from '../../src/testing/sample-video.ts';
-import { sniffMediaType } from '../../src/uploads/sniff.ts';
+import { sniffMediaType } from '../../src/schemas/sniff.ts';
 import { fixture, get, post } from './mock-helpers.ts';
 
 /** Decode a PNG's chunks, checking every CRC and the pixel data's shape. */

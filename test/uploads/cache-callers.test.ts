@@ -2,7 +2,8 @@
 // controller, cancelled only when every caller has gone; each caller's signal ends that
 // caller's wait at once; a store that fails costs a warning, never an upload that succeeded.
 import { describe, expect, it, vi } from 'vitest';
-import { OmniMedia, type Logger, type UploadCacheStore } from '../../src/index.ts';
+import { OmniMedia, type Logger } from '../../src/index.ts';
+import type { UploadCacheStore } from '../../src/coordination/index.ts';
 import { fixture } from '../helpers/fixtures.ts';
 
 const png = fixture('tiny.png');

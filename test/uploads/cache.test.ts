@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { fileFromPath, MemoryUploadCacheStore, OmniMedia, type CachedUpload, type UploadCacheStore } from '../../src/index.ts';
+import { fileFromPath, OmniMedia } from '../../src/index.ts';
+import { MemoryUploadCacheStore, type CachedUpload, type UploadCacheStore } from '../../src/coordination/index.ts';
 import { fixture } from '../helpers/fixtures.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 

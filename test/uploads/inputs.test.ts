@@ -2,7 +2,9 @@ import { Readable } from 'node:stream';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileFromPath, fileFromPath, sniffMediaType, ValidationError } from '../../src/index.ts';
+import { fileFromPath, ValidationError } from '../../src/index.ts';
+import { FileFromPath } from '../../src/schemas/file-input.ts';
+import { sniffMediaType } from '../../src/schemas/index.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, isFileInput, prepareFile, type PreparedFile } from '../../src/uploads/inputs.ts';
 import { byteStream, fixture, sparseFile, tempDir } from '../helpers/fixtures.ts';
 

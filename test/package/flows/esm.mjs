@@ -3,10 +3,15 @@
 import * as omnimedia from 'omnimedia';
 import * as schemas from 'omnimedia/schemas';
 import * as proxyEntry from 'omnimedia/proxy';
+import * as coordination from 'omnimedia/coordination';
+import * as resources from 'omnimedia/resources';
 import { runFlow, runProxyFlow } from './flow.mjs';
 
 // The zod schemas subpath resolves and holds real schemas.
 if (typeof schemas.TaskResultSchema?._zod !== 'object') throw new Error("omnimedia/schemas has no TaskResultSchema");
+// The ports subpath holds the in-memory stores; the resources subpath is types only.
+if (typeof coordination.MemoryDedupeStore !== 'function') throw new Error('omnimedia/coordination has no MemoryDedupeStore');
+if (Object.keys(resources).length !== 0) throw new Error(`omnimedia/resources should hold types only: ${Object.keys(resources)}`);
 // The mock service subpath: the server script imports it; its MSW adapter resolves as well.
 if (typeof import.meta.resolve === 'function') import.meta.resolve('omnimedia/testing/msw');
 

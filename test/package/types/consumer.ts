@@ -19,11 +19,9 @@ import OmniMediaDefault, {
   TaskFailedError,
   ValidationError,
   WaitTimeoutError,
-  imageSizeProblem,
   isFailureStatus,
   isSuccessStatus,
   isTerminalStatus,
-  sniffMediaType,
   type ClientOptions,
   type ImageEditParams,
   type ImageGenerateParams,
@@ -35,11 +33,12 @@ import OmniMediaDefault, {
   type ValidationIssue,
   type VideoEditParams,
   type VideoGenerateParams,
-  type VideoTaskSubmission,
   type VideoUpload,
   type WaitOptions,
 } from 'omnimedia';
-import { TaskResultSchema, VideoGenerateBodySchema } from 'omnimedia/schemas';
+import { imageSizeProblem, sniffMediaType, TaskResultSchema, VideoGenerateBodySchema } from 'omnimedia/schemas';
+import type { VideoTaskSubmission } from 'omnimedia/resources';
+import { MemoryDedupeStore, type CallbackDedupeStore } from 'omnimedia/coordination';
 import { createProxy, ProxyDenied, type OmniMediaProxy, type ProxyIdentity, type ProxyPolicyRequest } from 'omnimedia/proxy';
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -137,3 +136,8 @@ export function proxySide(): OmniMediaProxy {
   void page.images.generate({ model: 'omni-image', prompt: 'a fox' }).wait();
   return proxy;
 }
+
+// omnimedia/coordination: the ports a custom store implements, and the in-memory stores.
+export const dedupeStore: CallbackDedupeStore = new MemoryDedupeStore();
+// omnimedia/resources: types only.
+export type VideoSubmission = VideoTaskSubmission;
