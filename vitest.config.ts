@@ -53,12 +53,12 @@ export default defineConfig({
     sequence: { sequencer: RealTimeFirst },
     // `npm test` runs three groups, one after the other, so that the tests whose bounds are
     // real time run beside as little CPU as possible: beside the CPU-bound rest of the suite on
-    // two busy cores they missed them (the last 3 of 5 runs, at a load of 6 to 12). First test/redis/coordination.test.ts
-    // (Redis calls answered within its 200 ms commandTimeoutMs, a lease passed on within 400
-    // ms; beside the fleets' child processes it still missed one run in two), then the fleets
-    // (a callback ending another instance's wait within 100 ms), then the rest. The Redis
-    // Cluster tests (six redis-server processes) are a CI step of their own:
-    // `npx vitest run test/redis/cluster` (README, "Development").
+    // two busy cores they missed them (the last 3 of 5 runs, at a load of 6 to 12). First
+    // test/redis/coordination.test.ts (Redis calls answered within its 200 ms commandTimeoutMs,
+    // a lease passed on within 400 ms; beside the fleets' child processes it still missed one
+    // run in two), then the fleets (a callback ending another instance's wait within 100 ms),
+    // then the rest. The Redis Cluster tests (six redis-server processes) are a CI step of
+    // their own: `npx vitest run test/redis/cluster` (README, "Development").
     projects: [
       { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, FLEET], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 1 } } },
