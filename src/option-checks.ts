@@ -8,6 +8,9 @@ import { ValidationError, type ValidationIssue } from './errors.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import {
   DEFAULT_CALLBACK_MAX_BYTES,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_LEASE_MS,
+  DEFAULT_REDIS_PREFIX,
   DEFAULT_CALLBACK_READ_TIMEOUT_MS,
   DEFAULT_INITIAL_DELAY_MS,
   DEFAULT_INTERVAL_MS,
@@ -45,7 +48,11 @@ export class OptionProblems {
     this.#issues.push({ path, message });
   }
 
-  /** A whole number of ms from `min` to 2^31-1 (a timer's limit), when given. */
+  /**
+   * The one rule of every millisecond option: a whole number of ms from `min` to 2^31-1 (a
+   * timer's limit), when given. `min` is 0 only where 0 means "at once" (`initialDelay`,
+   * `uploadCache.margin`); elsewhere 0 would be a deadline already past.
+   */
   ms(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
@@ -121,15 +128,10 @@ export interface WaitSettings {
 export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
   const o = objectOf(options, 'wait options');
   const problems = new OptionProblems('wait options');
-  const ms = (name: keyof WaitOptions, value: unknown, positive: boolean) => {
-    if (value === undefined) return;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0))
-      problems.add(name, `must be a ${positive ? 'positive' : 'non-negative'} number of ms (got ${String(value)})`);
-  };
-  ms('timeout', o.timeout, true);
-  ms('initialDelay', o.initialDelay, false);
-  ms('interval', o.interval, true);
-  ms('maxInterval', o.maxInterval, true);
+  problems.ms('timeout', o.timeout, 1);
+  problems.ms('initialDelay', o.initialDelay, 0);
+  problems.ms('interval', o.interval, 1);
+  problems.ms('maxInterval', o.maxInterval, 1);
   if (typeof o.interval === 'number' && typeof o.maxInterval === 'number' && o.interval > o.maxInterval)
     problems.add('interval', `must not exceed maxInterval (${o.maxInterval} ms)`);
   problems.fn('onProgress', o.onProgress);
@@ -333,9 +335,9 @@ export function resolveRedisCoordinationOptions(options: RedisCoordinationOption
   if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function')) problems.add('logger', 'must have a warn(message) method, as console does');
   problems.done();
   return {
-    prefix: (o.prefix as string | undefined) ?? 'omnimedia:',
-    leaseMs: (o.leaseMs as number | undefined) ?? 5_000,
-    commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? 500,
+    prefix: (o.prefix as string | undefined) ?? DEFAULT_REDIS_PREFIX,
+    leaseMs: (o.leaseMs as number | undefined) ?? DEFAULT_LEASE_MS,
+    commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? DEFAULT_COMMAND_TIMEOUT_MS,
     logger: logger ?? console,
   };
 }

@@ -35,6 +35,18 @@ export const DEFAULT_CALLBACK_READ_TIMEOUT_MS = 10_000;
 export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
 /** A cached upload is reused only with more than this left of its 24 hours. */
 export const DEFAULT_UPLOAD_CACHE_MARGIN_MS = 60 * 60_000;
+/** `redisCoordination`: prefix of every key and of the channel. */
+export const DEFAULT_REDIS_PREFIX = 'omnimedia:';
+/** `redisCoordination`: ms a lease and an instance's liveness outlive their holder. */
+export const DEFAULT_LEASE_MS = 5_000;
+/** `redisCoordination`: longest wait for one Redis call before the local fallback, in ms. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 500;
+/** `createProxy`: ms per upstream request. */
+export const DEFAULT_PROXY_TIMEOUT_MS = 60_000;
+/** `createProxy`: ms a request body may make no progress. */
+export const DEFAULT_PROXY_IDLE_TIMEOUT_MS = 30_000;
+// The in-memory stores' sizes (DEFAULT_DEDUPE_MAX_ENTRIES, DEFAULT_UPLOAD_CACHE_MAX_ENTRIES)
+// are in coordination/memory.ts, which may not import this module (README, "Architecture").
 
 /**
  * Options of `new OmniMedia({...})`. Every one is optional.

@@ -157,3 +157,26 @@ describe('architecture', () => {
     expect(long).toEqual([]);
   });
 });
+
+describe('tests mirror src/', () => {
+  const TEST = fileURLToPath(new URL('./', import.meta.url));
+  // Not a module's tests: processes and servers across layers, helpers and fixtures, the
+  // packed tarball's consumers, the README's and the API's documentation (docs/), and the
+  // checks of the repo itself (this file, browser twins).
+  const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'docs', 'architecture.test.ts', 'browser-twins.test.ts']);
+
+  it('each test file sits in the folder of src/ it tests (test/waiting/ for src/waiting/), beside its root module, or in test/integration/', () => {
+    const testFiles = sourceFiles(TEST).filter((file) => file.endsWith('.test.ts'));
+    const rootModules = readdirSync(SRC).filter((name) => name.endsWith('.ts')).map((name) => name.replace(/\.ts$/, ''));
+    const astray = testFiles
+      .map((file) => relative(TEST, file).replaceAll('\\', '/'))
+      .filter((path) => !NOT_MIRRORED.has(path.split('/')[0]!))
+      .filter((path) => {
+        const folder = dirname(path);
+        if (folder !== '.') return !statSync(join(SRC, folder), { throwIfNoEntry: false })?.isDirectory();
+        // At the root: a root module's tests (errors.test.ts), or one aspect of them (errors-types.test.ts).
+        return !rootModules.some((module) => path === `${module}.test.ts` || path.startsWith(`${module}-`));
+      });
+    expect(astray).toEqual([]);
+  });
+});

@@ -92,6 +92,7 @@ export class WebhookCompletion {
         const answer = await handle(new Request(await client.callbacks.url(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: text }));
         if (!answer.ok) ignored(`${answer.status} ${((await answer.json()) as { reason?: string }).reason ?? ''}`.trim());
       })
+      // Not internal/error-text.ts: this subpath bundles only its own files (isolation.test.ts).
       .catch((error: unknown) => ignored(String((error as Error)?.message ?? error)));
   }
 

@@ -98,7 +98,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new CallbackError('invalid_json', `Callback body is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new CallbackError('invalid_json', `Callback body is not JSON: ${errorText(error)}`, { cause: error });
   }
 }
 

@@ -1,6 +1,6 @@
 import { APIConnectionError, OmniMediaError, ValidationError } from '../errors.ts';
 import { contentLength } from '../internal/content-length.ts';
-import type { DownloadOptions } from '../options.ts';
+import { DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS, type DownloadOptions } from '../options.ts';
 import type { TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TransferProgress } from '../transport/progress.ts';
@@ -62,7 +62,7 @@ export async function downloadOne(
     what,
     signal: options.signal,
     timeout: options.timeout,
-    idleTimeout: options.idleTimeout,
+    idleTimeout: options.idleTimeout ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS,
     maxRetries: options.maxRetries,
     span,
   });

@@ -21,6 +21,7 @@ import { isRoute, routeOf, type Route } from './routes.ts';
 import { forward, type UpstreamAnswer } from './upstream.ts';
 import { checkUpload, uploadStream } from './upload.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * Thrown by `authorize` or `policy` to refuse a request: the page gets 403 with this message
@@ -72,8 +73,6 @@ const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'vid
 /** A key a service could read as `callback_url` (after NFKC and lower-casing). */
 const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
 
-const message = (error: unknown) => String((error as Error)?.message ?? error);
-
 /** `authorize`, run first: an identity, or the refusal (401 none, 403 `ProxyDenied`, 500 a failure). */
 async function identify(settings: ProxySettings, request: Request): Promise<ProxyIdentity> {
   let identity: Awaited<ReturnType<ProxySettings['authorize']>>;
@@ -81,7 +80,7 @@ async function identify(settings: ProxySettings, request: Request): Promise<Prox
     identity = await settings.authorize(request);
   } catch (error) {
     if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
-    settings.logger.error(`proxy: authorize threw, request refused: ${message(error)}`);
+    settings.logger.error(`proxy: authorize threw, request refused: ${errorText(error)}`);
     throw new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
   }
   if (!identity) throw new ProxyRefusal(401, 'unauthorized', 'who asks is unknown (not signed in?): nothing was forwarded');
@@ -102,7 +101,7 @@ async function limit(settings: ProxySettings, operation: ProxyOperation, identit
   try {
     decision = await settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs);
   } catch (error) {
-    settings.logger.error(`proxy: the rate limit store failed, request refused: ${message(error)}`);
+    settings.logger.error(`proxy: the rate limit store failed, request refused: ${errorText(error)}`);
     throw new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
   }
   if (decision.allowed) return;
@@ -119,7 +118,7 @@ async function allow(settings: ProxySettings, request: Request, identity: ProxyI
     verdict = await settings.policy({ identity, operation, params: structuredClone(params), request });
   } catch (error) {
     if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
-    settings.logger.error(`proxy: policy threw, request refused: ${message(error)}`);
+    settings.logger.error(`proxy: policy threw, request refused: ${errorText(error)}`);
     throw new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded');
   }
   if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
@@ -140,7 +139,7 @@ async function submitted(settings: ProxySettings, submission: ProxySubmission): 
   const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
   const running = (async () => hook(submission))().then(
     () => 'done' as const,
-    (error: unknown) => void settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${message(error)}`),
+    (error: unknown) => void settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${errorText(error)}`),
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, wait, 'late')));
@@ -259,7 +258,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       // The page went away (fetch-style servers abort its signal with reasons of their own).
       if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
         return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
-      settings.logger.error(`proxy: ${method} ${route.path}: ${message(error)}`);
+      settings.logger.error(`proxy: ${method} ${route.path}: ${errorText(error)}`);
       return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
     }
   };

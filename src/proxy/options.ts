@@ -7,6 +7,7 @@ import { MemoryRateLimits } from '../coordination/memory.ts';
 import type { Coordination, RateLimitStore } from '../coordination/ports.ts';
 import { createLogger, type LevelledLogger, type Logger } from '../internal/logger.ts';
 import { objectOf, OptionProblems } from '../option-checks.ts';
+import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
 import { keyForms } from './upstream.ts';
@@ -132,10 +133,6 @@ export interface ProxyOptions {
   logger?: Logger;
 }
 
-/** ms per upstream request by default. */
-export const DEFAULT_PROXY_TIMEOUT_MS = 60_000;
-/** ms a request body may stall by default. */
-export const DEFAULT_PROXY_IDLE_TIMEOUT_MS = 30_000;
 
 /** What a proxy runs with: every option checked, every default filled in. */
 export interface ProxySettings {

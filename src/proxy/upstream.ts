@@ -12,6 +12,7 @@ import { MAX_JSON_BYTES, type Fetch } from '../transport/http-client.ts';
 import { failedBeforeSending } from '../transport/retry-policy.ts';
 import { ProxyRefusal } from './answers.ts';
 import type { Route } from './routes.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /** Headers of the service's answer the page gets (their values with the key removed). */
 const PASSED_HEADERS = ['retry-after', 'retry-after-ms', 'x-request-id', 'request-id'] as const;
@@ -156,7 +157,7 @@ function failure(error: unknown, exchange: Exchange, settings: UpstreamSettings,
   if (error instanceof ProxyRefusal) return error;
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (cause?.message === 'unexpected redirect') return redirected();
-  const reason = redact(String(cause?.code ?? (error as Error)?.message ?? error), settings.apiKey);
+  const reason = redact(String(cause?.code ?? errorText(error)), settings.apiKey);
   settings.logger.warn(`proxy: ${route.method} /${route.path} failed: ${reason}`);
   return failedBeforeSending(error)
     ? new ProxyRefusal(503, 'upstream_unreachable', `the service could not be reached (${reason}); nothing was sent`, { headers: { 'retry-after': '1' } })

@@ -4,6 +4,7 @@
 // delays (longer when the receiver's Retry-After asks, up to 60 s), so a receiver's retry
 // handling can be tested.
 import { now, schedule } from './clock.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * One attempt to deliver one callback.
@@ -81,7 +82,7 @@ export class CallbackSender {
         asked = Math.min(Number(response.headers.get('retry-after')) * 1000 || 0, MAX_RETRY_AFTER_MS);
         await response.body?.cancel().catch(() => undefined);
       } catch (error) {
-        record.error = String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message ?? error);
+        record.error = (error as { cause?: { code?: string } }).cause?.code ?? errorText(error);
       }
       this.#options.onDelivery(record);
       const delay = this.#options.retryDelays()[attempt - 1];

@@ -9,6 +9,7 @@ import { Scenario, type EndpointGroup } from './scenario.ts';
 import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
 import { DEFAULT_DURATIONS, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
+import { errorText } from '../internal/error-text.ts';
 
 const PROVIDERS = ['omni-mock-1', 'omni-mock-2', 'omni-mock-3'];
 const MAX_REQUEST_LOG = 1000;
@@ -114,7 +115,7 @@ export class MockService {
         const code = error.status === 403 ? 'model_not_allowed' : 'invalid_request';
         return errorResponse(error.status, code, error.message, { param: error.param });
       }
-      return errorResponse(500, 'internal_error', `mock: ${String((error as Error)?.message ?? error)}`);
+      return errorResponse(500, 'internal_error', `mock: ${errorText(error)}`);
     }
   }
 

@@ -10,7 +10,7 @@ import { raceAbort } from '../internal/race-abort.ts';
  * and only while that object lives. Once the headers have arrived nothing else holds it, so
  * after a full GC an abort or a timeout no longer reaches the body: a download kept writing
  * its `.part`, and a stalled task query stayed pending forever (reproduced with `global.gc()`,
- * test/transport/hostile-network.test.ts). So an exchange owns its controller, whose signal goes
+ * test/integration/hostile-network.test.ts). So an exchange owns its controller, whose signal goes
  * to fetch, and races that controller itself against every phase: the wait for the headers
  * and every body read. A caller's abort or the deadline rejects the phase in flight at once,
  * and cancels the body, which closes the socket.

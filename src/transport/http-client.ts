@@ -46,8 +46,6 @@ export interface HttpConfig {
 export const MAX_JSON_BYTES = 1024 * 1024;
 /** Bytes of an error body kept (64 KiB): enough for any error message, not for a hostile page. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
-/** Default ms a download may go without receiving a byte before it fails. */
-export const DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
 
 /** What a response said besides its body, for errors about a body that could not be used. */
 export interface ResponseMeta {
@@ -162,14 +160,15 @@ export class HttpClient {
       what: string;
       signal?: AbortSignal | undefined;
       timeout?: number | undefined;
-      idleTimeout?: number | undefined;
+      /** ms without a byte once the response has started (its default is in options.ts). */
+      idleTimeout: number;
       maxRetries?: number | undefined;
       span?: TelemetrySpan | undefined;
     },
   ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
     const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'idempotent', ...options };
     const timeout = options.timeout ?? this.#config.timeout;
-    const idleTimeout = options.idleTimeout ?? DEFAULT_DOWNLOAD_IDLE_TIMEOUT_MS;
+    const { idleTimeout } = options;
     return withRetries(
       async (attempt) => {
         const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
@@ -217,7 +216,7 @@ export class HttpClient {
       maxRetries: request.maxRetries ?? this.#config.maxRetries,
       signal: request.signal,
       onRetry: (error, retry, delay) => {
-        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${String((error as Error).message)}`);
+        this.#config.logger.info(`${label} retry ${retry} in ${Math.round(delay)} ms after: ${errorText(error)}`);
         request.onRetry?.(error, retry, delay);
       },
     };

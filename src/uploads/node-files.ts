@@ -3,6 +3,7 @@
  * instead (see tsup.config.ts), so a page's bundle carries none of this.
  */
 import { ValidationError } from '../errors.ts';
+import { errorText } from '../internal/error-text.ts';
 
 /**
  * Bytes per read when streaming a file. Small fresh chunks die young and are collected by the
@@ -36,7 +37,7 @@ function unreadable(path: string, field: string, error: unknown): ValidationErro
         ? `"${path}" is a directory: give the path of a file`
         : code === 'EACCES' || code === 'EPERM'
           ? `"${path}" cannot be read: permission denied`
-          : `cannot read "${path}": ${code ?? (error as Error | undefined)?.message ?? String(error)}`;
+          : `cannot read "${path}": ${code ?? errorText(error)}`;
   return new ValidationError([{ path: field, message }]);
 }
 

@@ -1,4 +1,5 @@
 import { MemoryDurationsStore } from '../coordination/memory.ts';
+import { isThenable } from '../internal/thenable.ts';
 import type { DurationsStore } from '../coordination/ports.ts';
 import type { TaskResult } from '../schemas/task.ts';
 
@@ -59,6 +60,6 @@ export class TaskDurations {
   expected(key: string | undefined): ExpectedWindow | undefined | Promise<ExpectedWindow | undefined> {
     if (key === undefined) return undefined;
     const samples = this.#store.get(key);
-    return samples instanceof Promise ? samples.then(windowOf) : windowOf(samples);
+    return isThenable(samples) ? Promise.resolve(samples).then(windowOf) : windowOf(samples);
   }
 }

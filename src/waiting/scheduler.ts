@@ -14,6 +14,7 @@
 import { MemoryPollBudget } from '../coordination/memory.ts';
 import type { PollBudget, PollGrant } from '../coordination/ports.ts';
 import { DEFAULT_MAX_POLLS_PER_SECOND } from '../options.ts';
+import { isThenable } from '../internal/thenable.ts';
 
 // setTimeout fires at once beyond this (about 24.8 days); longer waits re-arm on the way.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -206,9 +207,10 @@ export class PollScheduler {
       if (!top || top.at > now || this.#budgetFreeAt > now) return;
       // How many queries wait: a fleet's budget grants several in one round trip.
       const grant = this.#budget.take(now, this.#queries.countDue(now, this.#budget.maxPerSecond));
-      if (grant instanceof Promise) {
+      if (isThenable(grant)) {
         this.#asking = true;
-        grant.then(
+        // Promise.resolve: a thenable's `then` may throw, or call back twice.
+        Promise.resolve(grant).then(
           (answer) => this.#answered(answer),
           // A budget that cannot answer must not stall every wait: the query goes out.
           () => this.#answered({ release: () => {} }),

@@ -7,7 +7,7 @@ import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { runCli } from './helpers/run.ts';
 
 // The commands in-process against MSW: what each sends, prints and exits with. The spawned,
-// built CLI against the mock service is tested in cli.e2e.test.ts.
+// built CLI against the mock service is tested in test/integration/cli.test.ts.
 const server = useMsw();
 const CONN = ['--base-url', BASE_URL, '--api-key', API_KEY];
 const FAST = ['--interval', '0.001'];

@@ -1,4 +1,4 @@
-// Loaded with `node --import` by test/examples.test.ts: resolves the package's own name to
+// Loaded with `node --import` by test/integration/examples.test.ts: resolves the package's own name to
 // src/ so the examples run against the code under test without a build first (Node 24 strips
 // the types). `npm run demo` runs the same scripts against the build.
 import { registerHooks } from 'node:module';

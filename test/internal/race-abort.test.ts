@@ -19,4 +19,15 @@ describe('raceAbort', () => {
     fail(new Error('late')); // no unhandled rejection: vitest would fail the run
     await expect(raceAbort(new Promise(() => {}), controller.signal, () => 'given reason')).rejects.toBe('given reason');
   });
+
+  it('races a thenable that is not a native Promise (a store written by a user): the abort still ends it', async () => {
+    const controller = new AbortController();
+    // A hung store's answer, as a hand-written thenable: `then` takes callbacks and never calls them.
+    const hung: PromiseLike<number> = { then: () => hung as never };
+    const racing = raceAbort(hung, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(racing).rejects.toThrow('stop');
+    const answered: PromiseLike<number> = { then: (resolve) => (resolve?.(3), answered as never) };
+    expect(await raceAbort(answered, new AbortController().signal)).toBe(3);
+  });
 });

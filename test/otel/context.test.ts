@@ -1,6 +1,6 @@
 // Where the SDK's spans hang: under the caller's active span, including the task queries a wait
 // sends later from the client's one scheduler timer (armed by whichever wait came first) and
-// from a fleet's scheduler (test/otel/fleet.test.ts). Run under Node's context manager
+// from a fleet's scheduler (test/integration/otel-fleet.test.ts). Run under Node's context manager
 // (AsyncLocalStorage) and under a browser's default one, which follows synchronous code only:
 // the queries find their wait by the span the core hands them, not by the ambient context.
 import { SpanKind, trace } from '@opentelemetry/api';

@@ -78,8 +78,8 @@ export interface Recorded {
 
 /**
  * A loopback server that records every request and answers with `answer` (default: echo the
- * request's headers in a 200 JSON body). The "elsewhere" server of the relay tests, and the
- * echoing upstream of the key tests.
+ * request's headers in a 200 JSON body). The "elsewhere" server of the relay tests (routes.test.ts), and the
+ * echoing upstream of the key tests (upstream.test.ts).
  */
 export async function startRecorder(answer?: (request: Recorded, res: ServerResponse) => void) {
   const requests: Recorded[] = [];

@@ -8,6 +8,10 @@ import { eventually, FleetInstance, peakOfRequests, startLoggedMock, taskQueries
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 import type { MockServer, MockService } from 'omnimedia/testing';
 
+// The soak's waits per instance: 40 in `npm test` (about 8 s of the cap's real time), 300 in
+// `npm run test:fleet` (45 s per Redis client, too long for the suite run before every commit).
+const SOAK_WAITS = Number(process.env.OMNIMEDIA_FLEET_SOAK_WAITS ?? 40);
+
 /** The fleet suite, run by fleet-node-redis.test.ts and fleet-ioredis.test.ts (in parallel). */
 export function fleetSuite(redisClient: 'node-redis' | 'ioredis'): void {
   describe.skipIf(!REDIS_AVAILABLE)(`a fleet on Redis (${redisClient})`, () => {
@@ -60,7 +64,11 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis'): void {
       await eventually(() => (mock.task(id!) as { status?: string } | undefined)?.status === 'completed', 20_000, 'the task to complete');
       const body = JSON.stringify(mock.task(id!));
       const answers = await Promise.all(three.map((i) => fetch(i.callbackURL, { method: 'POST', body, headers: { 'content-type': 'application/json' } })));
-      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      // At once, a delivery may find the claim still in progress on another instance (its 'done'
+      // is written after the answer): 503 with Retry-After, and the service delivers again.
+      // Seen once in about eight runs as [200, 200, 503].
+      expect(answers.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+      for (const answer of answers) expect(answer.status === 200 || (answer.status === 503 && answer.headers.get('retry-after') === '5'), String(answer.status)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask'))).toHaveLength(1);
     }, 60_000);
@@ -83,12 +91,12 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis'): void {
       expect(fleet).toBeLessThanOrEqual(1.5 * one);
     }, 120_000);
 
-    it('three instances × 300 waits under a fleet cap of 20/s never exceed it at the service in any second', async () => {
+    it(`three instances × ${SOAK_WAITS} waits under a fleet cap of 20/s never exceed it at the service in any second`, async () => {
       const three = await start(3, { maxPollsPerSecond: 20 });
-      const ids = await Promise.all(three.map((i) => i.submit(300)));
+      const ids = await Promise.all(three.map((i) => i.submit(SOAK_WAITS)));
       const mark = log.length;
       await Promise.all(three.map((i, n) => i.wait(ids[n]!, { initialDelay: 0 })));
-      await eventually(() => three.every((i) => i.resolved().length === 300), 180_000, 'every wait');
+      await eventually(() => three.every((i) => i.resolved().length === SOAK_WAITS), 180_000, 'every wait');
       const queries = taskQueries(log.slice(mark));
       expect(peakOfRequests(queries)).toBeLessThanOrEqual(20);
     }, 240_000);

@@ -69,10 +69,15 @@ describe('auto-upload', () => {
   it('uploads run at the same time, not one after the other', async () => {
     let inFlight = 0;
     let peak = 0;
+    let allThere: () => void = () => {};
+    const together = new Promise<void>((resolve) => (allThere = resolve));
     server.use(
       http.post(`${BASE_URL}/v1/uploads/images`, async () => {
         peak = Math.max(peak, ++inFlight);
-        await new Promise((r) => setTimeout(r, 20));
+        if (inFlight === 3) allThere();
+        // Each answer waits for the three to be in flight (at most 2 s: one after the other,
+        // the peak stays 1). A fixed 20 ms let a loaded machine build the third body too late.
+        await Promise.race([together, new Promise((r) => setTimeout(r, 2_000))]);
         inFlight--;
         return HttpResponse.json({ url: `https://files.example/${peak}`, expires_at: future });
       }),

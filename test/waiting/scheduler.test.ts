@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_POLLS_PER_SECOND } from '../../src/options.ts';
+import type { PollGrant } from '../../src/coordination/ports.ts';
 import { PollScheduler } from '../../src/waiting/scheduler.ts';
 
 const T0 = 1_000_000;
@@ -232,5 +233,22 @@ describe('PollScheduler with a budget answered by I/O (a round trip to Redis)', 
       new Promise<string>((resolve) => setTimeout(() => resolve('starved'), 1_000)),
     ]);
     expect(outcome).toBe('granted');
+  });
+});
+
+describe('PollScheduler with a budget whose answer is a thenable but not a native Promise', () => {
+  it('waits for the thenable’s answer: "retry at" holds the query back, the grant then gives the slot', async () => {
+    const answers: PollGrant[] = [{ retryAt: T0 + 1_000 }, { release: () => {} }];
+    // The ports' contract is "a value or a promise"; a store written by a user may hand back any
+    // thenable (a Promise of another realm, a library's).
+    const thenable = (grant: PollGrant) => ({ then: (resolve: (value: PollGrant) => void) => void queueMicrotask(() => resolve(grant)) });
+    const budget = { maxPerSecond: 1, take: () => thenable(answers.shift() ?? { retryAt: Number.MAX_SAFE_INTEGER }) as unknown as Promise<PollGrant> };
+    const scheduler = new PollScheduler(budget);
+    let wokeAt: number | undefined;
+    void scheduler.querySlot(T0).then((release) => ((wokeAt = Date.now() - T0), release()));
+    await vi.advanceTimersByTimeAsync(999);
+    expect(wokeAt).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(wokeAt).toBe(1_000);
   });
 });

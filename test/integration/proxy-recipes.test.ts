@@ -9,7 +9,7 @@ import express from 'express';
 import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createProxy } from 'omnimedia/proxy';
-import { KEY, SESSION, authorizeBySession, rawRequest, startRecorder } from './helpers.ts';
+import { KEY, SESSION, authorizeBySession, rawRequest, startRecorder } from '../proxy/helpers.ts';
 
 const TASK = JSON.stringify({ task_id: 'task_1', status: 'pending', model: 'm', created_at: 1 });
 

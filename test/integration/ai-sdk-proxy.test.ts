@@ -8,7 +8,7 @@ import { createOmniMedia } from 'omnimedia/ai-sdk';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { KEY, SESSION, leaks, startProxy, type RunningProxy } from '../proxy/helpers.ts';
 import { fixture, photo } from '../testing/mock-helpers.ts';
-import { isMp4, pngSize } from './setup.ts';
+import { isMp4, pngSize } from '../ai-sdk/setup.ts';
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
-import { REDIS_AVAILABLE, RedisServer } from './helpers/redis-server.ts';
+import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 // The repo's own Node 24 runs the examples (type stripping), whichever Node runs vitest.
 const node = join(root, 'node_modules', '.bin', 'node');
-const hooks = fileURLToPath(new URL('./helpers/examples-resolve.ts', import.meta.url));
+const hooks = fileURLToPath(new URL('../helpers/examples-resolve.ts', import.meta.url));
 const examples = (await readdir(join(root, 'examples'))).filter((name) => name.endsWith('.ts')).sort();
 
 let server: MockServer;
@@ -45,7 +45,9 @@ function run(script: string, env: Record<string, string | undefined>): Promise<{
   });
 }
 
-describe('examples/', () => {
+// Concurrent: each example is a process that mostly waits on the mock (the wait's 3 s first
+// query); one after another they took 37 s of the suite.
+describe.concurrent('examples/', () => {
   it('has scripts', () => {
     expect(examples).toContain('demo.ts');
   });

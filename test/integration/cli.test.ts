@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
-import { CLI_PATH, buildCli, runBuilt, runProcess } from './helpers/built-cli.ts';
+import { CLI_PATH, buildCli, runBuilt, runProcess } from '../cli/helpers/built-cli.ts';
 
 // The BUILT bin (dist/cli.js, as npm installs it) spawned against the mock service on a real
 // local HTTP server: every command, JSON shapes, exit codes, a terminal run, Ctrl-C.

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { APIError, OmniMedia, type Logger, type TaskResult } from 'omnimedia';
 import { rawAnswer } from 'omnimedia/schemas';
 import { createMockService } from 'omnimedia/testing';
+import { ATTEMPT_FIELD_TYPES, TASK_FIELD_TYPES, typeName } from '../helpers/task-fields.ts';
 
 const CREATED_ISO = '2025-03-04T05:06:07.500Z';
 const CREATED_S = Date.parse(CREATED_ISO) / 1000;
@@ -31,26 +32,10 @@ function setup(rewrites: { submission?: Rewrite; task?: Rewrite }) {
 
 /** Every known field of a task is absent or of its declared type. */
 function expectTypedTruthfully(task: TaskResult): void {
-  const types: Record<string, string> = {
-    task_id: 'string',
-    status: 'string',
-    model: 'string',
-    operation: 'string',
-    media_type: 'string',
-    normalized_model: 'string',
-    provider: 'string',
-    elapsed_s: 'number',
-    total_elapsed_s: 'number',
-    created_at: 'number',
-    completed_at: 'number',
-    total_cost: 'number',
-    attempt_count: 'number',
-    fail_reason: 'string',
-  };
-  for (const [field, type] of Object.entries(types)) if (field in task) expect(typeof (task as unknown as Record<string, unknown>)[field], field).toBe(type);
+  for (const [field, type] of Object.entries(TASK_FIELD_TYPES)) if (field in task) expect(typeName((task as unknown as Record<string, unknown>)[field]), field).toBe(type);
   for (const output of task.data ?? []) expect(typeof output.url).toBe('string');
   for (const attempt of task.attempts ?? [])
-    for (const [field, type] of Object.entries({ attempt_no: 'number', provider: 'string', status: 'string', fail_reason: 'string', elapsed_s: 'number' }))
+    for (const [field, type] of Object.entries(ATTEMPT_FIELD_TYPES))
       if (field in attempt) expect(typeof (attempt as Record<string, unknown>)[field], `attempts[].${field}`).toBe(type);
 }
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { AuthenticationError, OmniMedia, ValidationError, type TaskResult } from 'omnimedia';
 import { TasksClient } from 'omnimedia/tasks';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
-import { KEY, SESSION, startProxy, type RunningProxy } from './helpers.ts';
+import { KEY, SESSION, startProxy, type RunningProxy } from '../proxy/helpers.ts';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)));
 const WAIT = { initialDelay: 0, interval: 50, maxInterval: 100, timeout: 20_000 };
