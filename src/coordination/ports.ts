@@ -155,8 +155,11 @@ export interface TaskLeases {
   readonly ttlMs: number;
   /** Take or keep the lease of `taskId`: `true` when this instance polls it. */
   hold(taskId: string): Promise<boolean>;
-  /** Give the lease of `taskId` up (the wait ended). */
-  release(taskId: string): void | Promise<void>;
+  /**
+   * Give the lease of `taskId` up (the wait ended). `ended`: the wait saw the task's result
+   * (and the fleet has it), so nobody needs to poll it any more.
+   */
+  release(taskId: string, ended?: boolean): void | Promise<void>;
 }
 
 /**
@@ -194,8 +197,12 @@ export type PollGrant =
 export interface PollBudget {
   /** Most task queries per second. */
   readonly maxPerSecond: number;
-  /** May a query start at `now` (ms since the epoch)? Takes the slot when it may. */
-  take(now: number): PollGrant | Promise<PollGrant>;
+  /**
+   * May a query start at `now` (ms since the epoch)? Takes the slot when it may. `due`: how
+   * many queries are waiting for a slot now (this one included), so a budget that answers
+   * over the network may grant several at once and hand them out at the next calls.
+   */
+  take(now: number, due?: number): PollGrant | Promise<PollGrant>;
 }
 
 /**

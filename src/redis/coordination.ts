@@ -1,41 +1,43 @@
-import {
-  MemoryDedupeStore,
-  MemoryDurationsStore,
-  MemoryPollBudget,
-  MemoryRateLimits,
-  MemoryTaskEvents,
-  MemoryUploadCacheStore,
-} from '../coordination/memory.ts';
-import type {
-  CachedUpload,
-  Coordination,
-  DedupeClaim,
-  PollBudget,
-  PollGrant,
-  RateLimitDecision,
-  TaskListener,
-} from '../coordination/ports.ts';
+import type { Coordination, PollBudget } from '../coordination/ports.ts';
+import { raceTimer } from '../internal/race-timer.ts';
 import { resolveRedisCoordinationOptions, type RedisCoordinationSettings } from '../option-checks.ts';
 import type { RedisCoordinationOptions } from '../options.ts';
-import type { TaskResult } from '../schemas/task.ts';
-import { isTerminalStatus } from '../waiting/status.ts';
-import { driverOf, replyList, storedJson, type RedisClientLike, type RedisDriver, type Subscription } from './driver.ts';
+import { RedisPollBudget } from './budget.ts';
+import { RedisDedupeStore } from './dedupe.ts';
+import { driverOf, type RedisClientLike, type RedisDriver } from './driver.ts';
+import { RedisDurations } from './durations.ts';
+import { FleetEvents } from './events.ts';
+import { probeRedis } from './health.ts';
 import { RedisJournal } from './journal.ts';
+import { KeyLayout } from './keys.ts';
+import { RedisLeases } from './leases.ts';
+import { Liveness } from './liveness.ts';
 import { Outage } from './outage.ts';
-import { BUDGET_RELEASE, BUDGET_TAKE, DEDUPE_CLAIM, DURATION_ADD, LEASE_HOLD, LEASE_RELEASE } from './scripts.ts';
+import { REPLICAS } from './scripts.ts';
+import { RedisRateLimits } from './rate-limits.ts';
+import { RedisUploadCacheStore } from './uploads.ts';
 
-const DAY_MS = 24 * 3_600_000;
-const MAX_HOLD_MS = 5_000;
-const WINDOW_MS = 1_000;
-// A lease lives as long as its holder's liveness key; the lease key's own expiry only collects
-// leases nobody released, and is renewed at every hold (before each query: gaps are 30 s at most).
-const LEASE_KEY_TTL_MS = 120_000;
+/** Longest wait for a replica to confirm a journal write, in ms (a replica in sync answers within a round trip). */
+const WAIT_MS = 50;
+/** Heartbeats between two counts of the journal master's replicas. */
+const REPLICAS_EVERY = 10;
+/**
+ * How long the caller's cluster client may go on failing once the cluster says it is whole
+ * again before commands go through a client of our own, made then, in ms: clients refresh
+ * their slot map by themselves within about a second (ioredis) or five (node-redis 6), or
+ * never (node-redis before 6, until a MOVED reply: its issue 2806).
+ */
+const STALE_GRACE_MS = 1_000;
+/** How long a client of our own may take to connect to a cluster, in ms (one that hangs is closed, and another made). */
+const FRESH_CLIENT_MS = 1_000;
 
 /**
- * The state a fleet shares, on Redis, through your own client (node-redis >= 5, connected, or
- * an ioredis instance): give it to every instance's `new OmniMedia({ coordination })`.
- * It opens one connection of its own (a `duplicate()`, for pub/sub); `close()` closes it and
- * stops its timer, never your client. See the README, "Running on many instances".
+ * The state a fleet shares, on Redis, through your own client: node-redis >= 5 (connected,
+ * `createClient` or `createCluster`) or ioredis >= 5 (`Redis` or `Cluster`), told apart by the
+ * client itself. Give it to every instance's `new OmniMedia({ coordination })`. It opens one
+ * client of its own (a `duplicate()`, for pub/sub); `close()` closes it and stops its timer,
+ * never your client. See the README, "Running on many instances" and "Running on a Redis
+ * Cluster".
  *
  * @example
  * ```ts
@@ -56,66 +58,85 @@ export function redisCoordination(redis: RedisClientLike, options: RedisCoordina
 
 class RedisCoordination implements Coordination {
   readonly instanceId = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-  readonly #driver: RedisDriver;
-  readonly #prefix: string;
-  readonly #leaseMs: number;
+  /** The caller's client. */
+  readonly #caller: RedisDriver;
+  /** The client commands go through: the caller's, or one of our own after a failover it did not see. */
+  #driver: RedisDriver;
+  #own: { close(): void } | undefined;
+  readonly #keys: KeyLayout;
+  readonly #settings: RedisCoordinationSettings;
   readonly #outage: Outage;
-  readonly #local = new MemoryTaskEvents();
-  readonly #held = new Set<string>();
-  /** Leases given up whose release has not reached Redis yet (it was down): sent again at each heartbeat. */
-  readonly #unreleased = new Set<string>();
-  readonly leases: Coordination['leases'];
-  /** Accepted submissions: see journal.ts. */
+  readonly #liveness: Liveness;
+  readonly leases: RedisLeases;
   readonly journal: RedisJournal;
+  readonly events: FleetEvents;
+  readonly durations: RedisDurations;
+  readonly dedupe: RedisDedupeStore;
+  readonly uploads: RedisUploadCacheStore;
+  readonly rateLimits: RedisRateLimits;
+  readonly #budgets = new Map<number, RedisPollBudget>();
   readonly #timer: ReturnType<typeof setInterval>;
-  /** The pub/sub connection; `undefined` when it must be (re)made. */
-  #subscription: Subscription | undefined;
   #closed = false;
-  readonly #fallback = {
-    dedupe: new MemoryDedupeStore(),
-    uploads: new MemoryUploadCacheStore(),
-    durations: new MemoryDurationsStore(),
-    budgets: new Map<number, MemoryPollBudget>(),
-    rateLimits: new MemoryRateLimits(),
-  };
+  /** During an outage on a cluster: a client of our own, made when the cluster was whole again, and since when. */
+  #candidate: { driver: RedisDriver; close(): void } | undefined;
+  #making: { close(): void } | undefined;
+  #wholeSince: number | undefined;
+  /** A WAIT is on its way (journal writes). */
+  #waiting = false;
+  /**
+   * Replicas in sync with the journal's master, as last counted there (clusters, every tenth
+   * beat; its own master, not the live set's: on a cluster they differ): whether a journal
+   * write waits for one. Set to 0 when one did not answer in time, until the next count.
+   */
+  #replicas = 0;
+  #beats = 0;
 
-  constructor(driver: RedisDriver, options: RedisCoordinationSettings) {
-    this.#driver = driver;
-    this.#prefix = options.prefix;
-    this.#leaseMs = options.leaseMs;
-    this.#outage = new Outage(options.logger, options.commandTimeoutMs);
-    this.journal = new RedisJournal({ command: (...args) => this.#command(...args), key: (name) => this.#key(name), outage: this.#outage, instanceId: this.instanceId });
-    this.leases = {
-      ttlMs: this.#leaseMs,
-      hold: (taskId: string): Promise<boolean> =>
-        this.#outage.run(
-          async () => {
-            const lease = this.#key(`lease:${taskId}`);
-            const held = Number(await this.#command('EVAL', LEASE_HOLD, 1, lease, this.instanceId, this.#key('instance:'), LEASE_KEY_TTL_MS)) === 1;
-            if (held) {
-              this.#held.add(taskId);
-              this.#unreleased.delete(taskId);
-            } else this.#held.delete(taskId);
-            return held;
-          },
-          // Redis down: poll locally, as a single process would.
-          () => true,
-        ),
-      release: (taskId: string): void => {
-        if (!this.#held.delete(taskId)) return;
-        this.#unreleased.add(taskId);
-        this.#sendRelease(taskId);
-      },
-    };
+  constructor(driver: RedisDriver, settings: RedisCoordinationSettings) {
+    this.#caller = this.#driver = driver;
+    this.#settings = settings;
+    this.#keys = new KeyLayout(settings.prefix);
+    this.#outage = new Outage(settings.logger, settings.commandTimeoutMs);
+    const command = (...args: (string | number)[]) => this.#command(...args);
+    const fire = (op: () => Promise<unknown>) => this.#outage.fire(op);
+    const { instanceId } = this;
+    const outage = this.#outage;
+    const liveness = (this.#liveness = new Liveness({ command, key: this.#keys.shared('live'), instanceId, leaseMs: settings.leaseMs }));
+    this.leases = new RedisLeases({
+      command,
+      fire,
+      outage,
+      liveness,
+      instanceId,
+      leaseMs: settings.leaseMs,
+      key: (taskId) => this.#keys.own(`lease:${taskId}`),
+      released: (taskId) => this.events.released(taskId),
+    });
+    this.journal = new RedisJournal({
+      command,
+      replicated: (...args) => this.#replicated(...args),
+      key: (name) => this.#keys.shared(name),
+      outage,
+      liveness,
+      instanceId,
+    });
+    this.events = new FleetEvents({
+      driver: () => this.#driver,
+      command,
+      fire,
+      outage,
+      instanceId,
+      channel: this.#keys.shared('events'),
+      resultKey: (taskId) => this.#keys.own(`result:${taskId}`),
+      onReleased: (taskId) => this.leases.forget(taskId),
+    });
+    this.durations = new RedisDurations({ command, fire, outage, key: (kind) => this.#keys.own(`durations:${kind}`) });
+    this.dedupe = new RedisDedupeStore({ command, outage, liveness, instanceId, key: (key) => this.#keys.own(`dedupe:${key}`) });
+    this.uploads = new RedisUploadCacheStore({ command, outage, key: (key) => this.#keys.own(`upload:${key}`) });
+    this.rateLimits = new RedisRateLimits({ command, outage, instanceId, key: (key) => this.#keys.own(`limit:${key}`) });
 
-    this.#subscribe();
     this.#heartbeat();
-    this.#timer = setInterval(() => this.#heartbeat(), Math.max(100, Math.floor(this.#leaseMs / 3)));
+    this.#timer = setInterval(() => this.#heartbeat(), Math.max(100, Math.floor(settings.leaseMs / 3)));
     (this.#timer as { unref?: () => void }).unref?.();
-  }
-
-  #key(name: string): string {
-    return `${this.#prefix}${name}`;
   }
 
   #command(...args: (string | number)[]): Promise<unknown> {
@@ -123,205 +144,142 @@ class RedisCoordination implements Coordination {
   }
 
   /**
-   * Listen to the fleet's news on a connection of our own. A failure is part of the outage
-   * (one warning); the heartbeat subscribes again once Redis is back.
+   * A journal write (with no words: only the wait): on a cluster whose master has a replica in
+   * sync, acknowledged once one has it (WAIT), so a failover right after does not lose it.
    */
-  #subscribe(): void {
-    const subscription = this.#driver.subscribe(this.#key('events'), (message) => this.#onMessage(message));
-    this.#subscription = subscription;
-    subscription.ready.catch((error: unknown) => {
-      subscription.close();
-      if (this.#subscription === subscription) this.#subscription = undefined;
-      this.#outage.fail(error);
-    });
+  async #replicated(...args: (string | number)[]): Promise<number | undefined> {
+    const words = args.length > 0 ? args.map(String) : ['EXISTS', this.#keys.shared('journal')];
+    const plain = async () => (args.length > 0 ? void (await this.#driver.command(words)) : undefined);
+    if (!this.#driver.cluster || this.#replicas === 0) return plain();
+    // WAIT holds the connection it is sent on, and every command behind it: one at a time. A
+    // write made meanwhile is confirmed by the next WAIT (it counts every earlier write of the
+    // connection), or written again after an outage. A replica that did not answer within
+    // WAIT_MS is not waited for until the next count of replicas.
+    if (this.#waiting) return (await plain(), 0);
+    this.#waiting = true;
+    try {
+      const [, replicas] = await this.#driver.replicated(words, 1, WAIT_MS);
+      if (replicas === 0) this.#replicas = 0;
+      return replicas;
+    } finally {
+      this.#waiting = false;
+    }
   }
 
   /**
-   * This instance is alive, and so are its leases and its journal entries (they name it); while
-   * Redis is down, look for it, and beat at once when it is back.
+   * This instance is alive (one script, whatever it holds), the subscription listens, and what
+   * could not be sent is sent. While Redis is down, look for it; once it answers for every
+   * key, start again from what Redis says.
    */
   #heartbeat(): void {
     if (this.#closed) return;
     if (this.#outage.down) {
-      void this.#outage.probe(() => this.#command('PING')).then(() => this.#outage.down || this.#heartbeat());
+      void this.#outage.probe(() => this.#probe(), this.#settings.commandTimeoutMs * 3).then(() => this.#outage.down || this.#resume());
       return;
     }
-    if (!this.#subscription) this.#subscribe();
-    this.#outage.fire(() => this.#command('SET', this.#key(`instance:${this.instanceId}`), '1', 'PX', this.#leaseMs));
-    this.#releaseLeases();
-    this.journal.flush();
-  }
-
-  /** Send again the releases Redis has not taken yet (it was down). */
-  #releaseLeases(): void {
-    for (const taskId of this.#unreleased) {
-      if (this.#held.has(taskId)) this.#unreleased.delete(taskId);
-      else this.#sendRelease(taskId);
-    }
-  }
-
-  /** Give up one lease on Redis; it leaves `#unreleased` once Redis has taken it. */
-  #sendRelease(taskId: string): void {
-    this.#outage.fire(async () => {
-      await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`lease:${taskId}`), this.instanceId);
-      this.#unreleased.delete(taskId);
-    });
-  }
-
-  #onMessage(message: string): void {
-    try {
-      const { from, task } = JSON.parse(message) as { from: string; task: TaskResult };
-      if (from !== this.instanceId && task && typeof task.task_id === 'string') this.#local.publish(task);
-    } catch {
-      // Not ours: ignored.
-    }
-  }
-
-  /** Claims this instance's handlers run `onTask` for now: a second delivery to it is in progress without asking Redis. */
-  readonly #handling = new Set<string>();
-
-  readonly dedupe = {
-    claim: async (key: string): Promise<DedupeClaim> => {
-      if (this.#handling.has(key)) return 'in_progress';
-      const claim = await this.#outage.run(
-        async (): Promise<DedupeClaim> => {
-          const ask = (holder: string) =>
-            this.#command('EVAL', DEDUPE_CLAIM, 2, this.#key(`dedupe:${key}`), this.#key(`instance:${holder}`), this.instanceId, DAY_MS, holder);
-          let answer = await ask(this.instanceId);
-          // Held by another instance: taken over if that instance is gone.
-          if (typeof answer === 'string' && answer !== '1' && answer !== '0') answer = await ask(answer);
-          const code = Number(answer);
-          return code === 1 ? true : code === 0 ? false : 'in_progress';
-        },
-        () => this.#fallback.dedupe.claim(key),
-      );
-      if (claim === true) this.#handling.add(key);
-      return claim;
-    },
-    complete: (key: string): Promise<void> => {
-      this.#handling.delete(key);
-      return this.#outage.run(
-        async () => void (await this.#command('SET', this.#key(`dedupe:${key}`), 'done', 'PX', DAY_MS)),
-        () => this.#fallback.dedupe.complete(key),
-      );
-    },
-    release: (key: string): Promise<void> => {
-      this.#handling.delete(key);
-      return this.#outage.run(
-        async () => void (await this.#command('EVAL', LEASE_RELEASE, 1, this.#key(`dedupe:${key}`), this.instanceId)),
-        () => this.#fallback.dedupe.release(key),
-      );
-    },
-  };
-
-  readonly uploads = {
-    get: (key: string): Promise<CachedUpload | undefined> =>
-      this.#outage.run(
-        async () => {
-          const value = await this.#command('GET', this.#key(`upload:${key}`));
-          return storedJson<CachedUpload>(value);
-        },
-        () => this.#fallback.uploads.get(key),
-      ),
-    set: (key: string, record: CachedUpload, ttlMs: number): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('SET', this.#key(`upload:${key}`), JSON.stringify(record), 'PX', Math.max(1, Math.floor(ttlMs)))),
-        () => this.#fallback.uploads.set(key, record, ttlMs),
-      ),
-    delete: (key: string): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('DEL', this.#key(`upload:${key}`))),
-        () => this.#fallback.uploads.delete(key),
-      ),
-  };
-
-  readonly durations = {
-    get: (kind: string): Promise<readonly number[] | undefined> =>
-      this.#outage.run(
-        async () => {
-          const samples = replyList(await this.#command('LRANGE', this.#key(`durations:${kind}`), 0, -1)).map(Number);
-          return samples.length ? samples : undefined;
-        },
-        () => this.#fallback.durations.get(kind),
-      ),
-    add: (kind: string, ms: number, keep: number): Promise<void> =>
-      this.#outage.run(
-        async () => void (await this.#command('EVAL', DURATION_ADD, 1, this.#key(`durations:${kind}`), ms, keep, 30 * DAY_MS)),
-        () => this.#fallback.durations.add(kind, ms, keep),
-      ),
-  };
-
-  readonly events = {
-    publish: (task: TaskResult): void => {
-      this.#local.publish(task);
-      // Only an ended task is news for the fleet, kept a day for the waits that start later.
-      if (!isTerminalStatus(task.status)) return;
-      const message = JSON.stringify({ from: this.instanceId, task });
+    this.#outage.fire(() => this.#liveness.beat());
+    if (this.#driver.cluster && this.#beats++ % REPLICAS_EVERY === 0)
       this.#outage.fire(async () => {
-        await this.#command('SET', this.#key(`result:${task.task_id}`), JSON.stringify(task), 'PX', DAY_MS);
-        await this.#command('PUBLISH', this.#key('events'), message);
+        this.#replicas = Number(await this.#command('EVAL', REPLICAS, 1, this.#keys.shared('journal')));
       });
-    },
-    subscribe: (taskId: string, listener: TaskListener): (() => void) => this.#local.subscribe(taskId, listener),
-    latest: (taskId: string): Promise<TaskResult | undefined> =>
-      this.#outage.run(
-        async () => {
-          const value = await this.#command('GET', this.#key(`result:${taskId}`));
-          const task = storedJson<TaskResult>(value);
-          return typeof task?.task_id === 'string' && typeof task.status === 'string' ? task : undefined;
-        },
-        () => undefined,
-      ),
-  };
+    this.events.check();
+    this.leases.flush();
+    this.journal.flush();
+    this.durations.flush();
+  }
+
+  /** Back from an outage: what this instance held or saw may have changed; listen anew. */
+  #resume(): void {
+    this.#liveness.interrupt();
+    this.journal.resume();
+    this.leases.reset();
+    this.events.renew();
+    this.#heartbeat();
+  }
+
+  async #probe(): Promise<string | void> {
+    const fleetKey = this.#keys.shared('live');
+    const probeKeys = this.#keys.own('probe:');
+    const timeoutMs = this.#settings.commandTimeoutMs * 2;
+    const probe = (driver: RedisDriver) =>
+      raceTimer(probeRedis(driver, fleetKey, probeKeys), timeoutMs, (): never => {
+        throw new Error(`no answer within ${timeoutMs} ms`);
+      });
+    const candidate = this.#candidate;
+    const [caller, own] = await Promise.allSettled([probe(this.#driver), candidate ? probe(candidate.driver) : Promise.reject(new Error('none'))]);
+    if (caller.status === 'fulfilled') {
+      this.#dropCandidate();
+      return;
+    }
+    // A cluster client made before a failover may route the moved slots to the dead master
+    // until a MOVED reply refreshes its map (node-redis issue 2806), while one made after it
+    // does not. A client of our own, made now, tells when the cluster answers again for every
+    // slot; if the caller's still fails STALE_GRACE_MS after that, commands go through ours.
+    if (!candidate || own.status === 'rejected') {
+      // Not yet (and its slot map may be stale too): another one is made.
+      if (candidate && this.#candidate === candidate) this.#dropCandidate();
+      if (!this.#candidate) this.#makeCandidate();
+      throw caller.reason;
+    }
+    this.#wholeSince ??= Date.now();
+    if (Date.now() - this.#wholeSince < STALE_GRACE_MS) throw caller.reason;
+    this.#own?.close();
+    this.#own = candidate;
+    this.#driver = candidate.driver;
+    this.#candidate = undefined;
+    this.#wholeSince = undefined;
+    return 'through a cluster client of its own: yours still routes to a node that is gone';
+  }
+
+  /** A client of our own, connecting in the background (a connection made while the cluster fails over may hang). */
+  #makeCandidate(): void {
+    if (!this.#caller.fresh || this.#making) return;
+    const made = this.#caller.fresh();
+    this.#making = made;
+    const gaveUp = setTimeout(() => {
+      if (this.#making === made) this.#making = undefined;
+      made.close();
+    }, FRESH_CLIENT_MS);
+    made.ready.then(
+      (driver) => {
+        clearTimeout(gaveUp);
+        if (this.#making !== made || this.#closed || !this.#outage.down) return made.close();
+        this.#making = undefined;
+        this.#candidate = { driver, close: made.close };
+      },
+      () => {
+        clearTimeout(gaveUp);
+        if (this.#making === made) this.#making = undefined;
+        made.close();
+      },
+    );
+  }
+
+  #dropCandidate(): void {
+    this.#candidate?.close();
+    this.#candidate = undefined;
+    this.#wholeSince = undefined;
+  }
 
   budget(maxPerSecond: number): PollBudget {
-    const local = (): MemoryPollBudget => {
-      let budget = this.#fallback.budgets.get(maxPerSecond);
-      if (!budget) this.#fallback.budgets.set(maxPerSecond, (budget = new MemoryPollBudget(maxPerSecond)));
-      return budget;
-    };
-    const key = this.#key('budget');
-    return {
-      maxPerSecond,
-      take: (now: number): Promise<PollGrant> =>
-        this.#outage.run(
-          async () => {
-            const id = `${this.instanceId}:${Math.random().toString(36).slice(2, 12)}`;
-            const [granted, ms] = replyList(await this.#command('EVAL', BUDGET_TAKE, 1, key, maxPerSecond, id, MAX_HOLD_MS, WINDOW_MS)).map(Number);
-            if (granted === 1) return { release: () => this.#outage.fire(() => this.#command('EVAL', BUDGET_RELEASE, 1, key, id)) };
-            return { retryAt: Date.now() + Math.max(1, ms ?? WINDOW_MS) };
-          },
-          // Redis down: a budget of this process's own (the fleet may exceed the cap meanwhile).
-          () => local().take(now),
-        ),
-    };
+    let budget = this.#budgets.get(maxPerSecond);
+    if (!budget) {
+      const ports = { command: (...args: (string | number)[]) => this.#command(...args), fire: (op: () => Promise<unknown>) => this.#outage.fire(op) };
+      budget = new RedisPollBudget({ ...ports, outage: this.#outage, liveness: this.#liveness, instanceId: this.instanceId }, this.#keys.shared('budget'), maxPerSecond);
+      this.#budgets.set(maxPerSecond, budget);
+    }
+    return budget;
   }
-
-  /**
-   * One sorted set per key, the same sliding-window script as the poll budget with no hold: a
-   * request counts from when it was let through until `windowMs` later. One key per call, so
-   * it is one hash slot on a cluster.
-   */
-  readonly rateLimits = {
-    take: (key: string, limit: number, windowMs: number): Promise<RateLimitDecision> =>
-      this.#outage.run(
-        async () => {
-          const id = `${this.instanceId}:${Math.random().toString(36).slice(2, 12)}`;
-          const [granted, ms] = replyList(await this.#command('EVAL', BUDGET_TAKE, 1, this.#key(`limit:${key}`), limit, id, 0, windowMs)).map(Number);
-          return granted === 1 ? { allowed: true as const } : { allowed: false as const, retryAfterMs: Math.max(1, ms ?? windowMs) };
-        },
-        // Redis down: this process's own counters (the fleet may let through up to instances × the limit meanwhile).
-        () => this.#fallback.rateLimits.take(key, limit, windowMs),
-      ),
-  };
 
   async close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
+    this.durations.flush();
     this.#outage.close();
-    this.#subscription?.close();
-    this.#subscription = undefined;
+    this.events.close();
+    for (const budget of this.#budgets.values()) budget.close();
+    this.#own?.close();
+    this.#own = undefined;
+    this.#dropCandidate();
   }
 }
-
-

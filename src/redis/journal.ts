@@ -2,6 +2,7 @@ import type { JournalEntry, SubmissionJournal } from '../coordination/ports.ts';
 import { OmniMediaError } from '../errors.ts';
 import { BoundedMap } from '../internal/bounded-map.ts';
 import { storedJson } from './driver.ts';
+import type { Liveness } from './liveness.ts';
 import type { Outage } from './outage.ts';
 import { JOURNAL_ADOPT, JOURNAL_CLEAR, JOURNAL_RECORD, JOURNAL_RELEASE } from './scripts.ts';
 
@@ -10,13 +11,23 @@ const DAY_MS = 24 * 3_600_000;
 const PAGE = 500;
 /** A journal write made while Redis was down that is a clear. */
 const CLEARED = 'cleared';
+/** One record in this many also drops the entries past the horizon (up to 1,000): bounded, at a fraction of a command per record. */
+const TRIM_EVERY = 16;
+/** Entries recorded here that no wait of this instance gave up: adopting one again needs no command (bounded). */
+const OWN_MAX = 10_000;
 
 /** What the journal needs of its coordination. */
 export interface JournalPorts {
   command(...args: (string | number)[]): Promise<unknown>;
-  /** `{prefix}name`. */
-  key(name: string): string;
+  /**
+   * A write (or, with no words, nothing), then on a cluster whose master has replicas in sync
+   * `WAIT` for one: how many replicas have every write so far, or `undefined` when not asked.
+   */
+  replicated(...args: (string | number)[]): Promise<number | undefined>;
+  /** The journal's keys (one slot, `{journal}`): `journal` and its index `journal:at`. */
+  key(name: 'journal' | 'journal:at'): string;
   outage: Outage;
+  liveness: Liveness;
   instanceId: string;
 }
 
@@ -26,10 +37,12 @@ interface Stored extends JournalEntry {
 }
 
 /**
- * The journal of accepted submissions on Redis: a hash `{prefix}journal` (task id to entry, the
- * entry naming its owner) and its index by submission time `{prefix}journal:at`, by which
- * every record drops the entries past the 24 h horizon, so the journal stays bounded. Reads go
- * a page at a time (HSCAN). Every script is given the keys it touches (Redis Cluster).
+ * The journal of accepted submissions on Redis: a hash `{prefix}{journal}` (task id to entry,
+ * the entry naming its owner) and its index by submission time `{prefix}{journal}:at` (one
+ * slot), by which records drop the entries past the 24 h horizon, so the journal stays
+ * bounded. Reads go a page at a time (HSCAN). On a cluster a record is acknowledged once a
+ * replica has it too (`WAIT`), so a failover right after loses no acknowledged entry; one no
+ * replica confirmed in time is written again at the next heartbeat until one does.
  */
 export class RedisJournal implements SubmissionJournal {
   readonly #ports: JournalPorts;
@@ -37,6 +50,15 @@ export class RedisJournal implements SubmissionJournal {
   readonly #backlog = new BoundedMap<string, JournalEntry | typeof CLEARED>(10_000);
   /** Waits of this instance per task: the entry is given up when the last one ends without the result. */
   readonly #waits = new Map<string, number>();
+  /**
+   * Entries written on the journal's master that no replica confirmed yet (a `WAIT` that timed
+   * out): a later confirmation covers them (WAIT counts every earlier write of the connection);
+   * after an outage (a failover may have lost them) they are written again.
+   */
+  readonly #unconfirmed = new Map<string, JournalEntry>();
+  /** Entries this instance recorded and still owns on Redis: its own waits adopt them for free. */
+  readonly #own = new BoundedMap<string, true>(OWN_MAX);
+  #records = 0;
 
   constructor(ports: JournalPorts) {
     this.#ports = ports;
@@ -53,6 +75,8 @@ export class RedisJournal implements SubmissionJournal {
 
   adopt(taskId: string): Promise<void> {
     this.#waits.set(taskId, (this.#waits.get(taskId) ?? 0) + 1);
+    // The entry names this instance already (it recorded it; no wait of it gave it up).
+    if (this.#own.has(taskId)) return Promise.resolve();
     return this.#entry(JOURNAL_ADOPT, taskId);
   }
 
@@ -60,12 +84,15 @@ export class RedisJournal implements SubmissionJournal {
     const waits = (this.#waits.get(taskId) ?? 1) - 1;
     if (waits > 0) return Promise.resolve(void this.#waits.set(taskId, waits));
     this.#waits.delete(taskId);
+    this.#own.delete(taskId);
     return this.#entry(JOURNAL_RELEASE, taskId);
   }
 
   clear(taskId: string): Promise<void> {
     this.#backlog.delete(taskId);
+    this.#unconfirmed.delete(taskId);
     this.#waits.delete(taskId);
+    this.#own.delete(taskId);
     return this.#ports.outage.run(
       () => this.#clear([taskId]),
       () => void this.#backlog.set(taskId, CLEARED),
@@ -80,7 +107,10 @@ export class RedisJournal implements SubmissionJournal {
     return this.#scan(true);
   }
 
-  /** Send the writes made while Redis was down; each leaves the backlog once Redis has it. */
+  /**
+   * At each heartbeat: send the writes made while Redis was down (each leaves the backlog once
+   * Redis has it), and ask a replica to confirm the entries none confirmed yet.
+   */
   flush(): void {
     for (const [taskId, write] of [...this.#backlog.entries()]) {
       this.#ports.outage.fire(async () => {
@@ -88,6 +118,19 @@ export class RedisJournal implements SubmissionJournal {
         if (this.#backlog.get(taskId) === write) this.#backlog.delete(taskId);
       });
     }
+    if (this.#unconfirmed.size > 0) {
+      const confirming = [...this.#unconfirmed.keys()];
+      this.#ports.outage.fire(async () => {
+        if (((await this.#ports.replicated()) ?? 0) > 0) for (const taskId of confirming) this.#unconfirmed.delete(taskId);
+      });
+    }
+  }
+
+  /** Back from an outage: the entries no replica had confirmed may have gone with a master; written again. */
+  resume(): void {
+    for (const [taskId, entry] of this.#unconfirmed.entries()) if (!this.#backlog.get(taskId)) this.#backlog.set(taskId, entry);
+    this.#unconfirmed.clear();
+    this.flush();
   }
 
   get #keys(): [number, string, string] {
@@ -96,7 +139,16 @@ export class RedisJournal implements SubmissionJournal {
 
   async #write(entry: JournalEntry): Promise<void> {
     const value = JSON.stringify({ ...entry, owner: this.#ports.instanceId });
-    await this.#ports.command('EVAL', JOURNAL_RECORD, ...this.#keys, entry.task_id, value, entry.submitted_at, Date.now() - DAY_MS);
+    const trim = this.#records++ % TRIM_EVERY === 0 ? [Date.now() - DAY_MS] : [];
+    await this.#ports.liveness.started;
+    const replicas = await this.#ports.replicated('EVAL', JOURNAL_RECORD, ...this.#keys, entry.task_id, value, entry.submitted_at, ...trim);
+    this.#own.set(entry.task_id, true);
+    if (replicas === 0) {
+      this.#unconfirmed.set(entry.task_id, entry);
+      if (this.#unconfirmed.size > 10_000) this.#unconfirmed.delete(this.#unconfirmed.keys().next().value as string);
+    }
+    // A replica has this write, and every earlier one of the connection.
+    else if (replicas !== undefined) this.#unconfirmed.clear();
   }
 
   async #clear(taskIds: string[]): Promise<void> {
@@ -119,6 +171,7 @@ export class RedisJournal implements SubmissionJournal {
   async #scan(pending: boolean): Promise<JournalEntry[]> {
     const { key } = this.#ports;
     const found = new Map<string, JournalEntry>();
+    const { liveness } = this.#ports;
     const alive = new Map<string, boolean>();
     const horizon = Date.now() - DAY_MS;
     let cursor = '0';
@@ -135,10 +188,15 @@ export class RedisJournal implements SubmissionJournal {
         else page.push(entry as Stored);
       }
       if (stale.length > 0) await this.#ask('EVAL', JOURNAL_CLEAR, ...this.#keys, ...stale);
-      const unknown = pending ? [...new Set(page.map((e) => e.owner ?? ''))].filter((owner) => owner && !alive.has(owner)) : [];
+      // Owners the last heartbeat saw alive are; the others are asked in one script.
+      const owners = pending ? [...new Set(page.map((e) => e.owner ?? ''))].filter((owner) => owner && !alive.has(owner)) : [];
+      const unknown: string[] = [];
+      for (const owner of owners) if (liveness.state(owner) === 'alive') alive.set(owner, true);
+      else unknown.push(owner);
       if (unknown.length > 0) {
-        const values = (await this.#ask('MGET', ...unknown.map((owner) => key(`instance:${owner}`)))) as unknown[];
-        unknown.forEach((owner, i) => alive.set(owner, values[i] !== null && values[i] !== undefined));
+        const answer = await this.#ports.outage.run(() => liveness.check(unknown), () => undefined);
+        if (!answer) throw new OmniMediaError('The journal is on Redis, which cannot be reached now: try again when it is back');
+        for (const [owner, lives] of answer) alive.set(owner, lives);
       }
       for (const { task_id, kind, submitted_at, owner } of page)
         if (!pending || !owner || !alive.get(owner)) found.set(task_id, { task_id, kind, submitted_at });

@@ -50,15 +50,18 @@ export class Outage {
     this.#timed(op()).catch((error: unknown) => this.fail(error, epoch));
   }
 
-  /** While down: try `ping` (one at a time); when it answers, sharing resumes. */
-  async probe(ping: () => Promise<unknown>): Promise<void> {
+  /**
+   * While down: try `ping` (one at a time, within `timeoutMs`, default the command timeout);
+   * when it answers, sharing resumes. `ping` may answer a note for the line that says so.
+   */
+  async probe(ping: () => Promise<string | void>, timeoutMs = this.#timeoutMs): Promise<void> {
     if (!this.#down || this.#probing || this.#closed) return;
     this.#probing = true;
     try {
-      await this.#timed(ping());
+      const note = await this.#timed(ping(), timeoutMs);
       this.#down = false;
       this.#epoch++;
-      this.#logger.warn('[omnimedia] Redis is back: sharing resumes');
+      this.#logger.warn(`[omnimedia] Redis is back: sharing resumes${note ? ` (${note})` : ''}`);
     } catch {
       // Still down; the next probe tries again.
     } finally {
@@ -75,9 +78,9 @@ export class Outage {
     );
   }
 
-  #timed<T>(promise: Promise<T>): Promise<T> {
-    return raceTimer(promise, this.#timeoutMs, (): never => {
-      throw new Error(`no answer within ${this.#timeoutMs} ms`);
+  #timed<T>(promise: Promise<T>, timeoutMs = this.#timeoutMs): Promise<T> {
+    return raceTimer(promise, timeoutMs, (): never => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
     });
   }
 }

@@ -185,7 +185,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       }
 
       if (task && isTerminalStatus(task.status)) news = task;
-      if (!(task && isTerminalStatus(task.status)) && interruption) {
+      if (!news && interruption) {
         if (interruption.kind === 'abort') throw signal?.reason;
         if (interruption.kind === 'deadline') throw new WaitTimeoutError(taskId, timeout, task ?? last, lastFailure);
         task = interruption.task;
@@ -201,7 +201,9 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
         ended = true;
         // Shared state is a help, never a condition: a store that fails costs no result.
         if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
-        settle(() => target.journal?.clear(taskId));
+        // Whoever publishes news of an end clears the entry (this wait, if its own query saw
+        // it; a handler once its onTask returned): news heard clears nothing here.
+        if (news) settle(() => target.journal?.clear(taskId));
       }
       yield task;
 
@@ -220,7 +222,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
     // task, and tasks.pending() lists it once no wait does.
     if (!ended) settle(() => target.journal?.release(taskId));
-    if (leases) settle(() => leases.release(taskId));
+    if (leases) settle(() => leases.release(taskId, ended));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
   }

@@ -66,6 +66,20 @@ class EntryHeap {
     this.#down(last.index);
   }
 
+  /** How many entries are due at `now`, counting up to `cap` (only the due part of the heap is visited). */
+  countDue(now: number, cap: number): number {
+    let count = 0;
+    const stack = [0];
+    while (stack.length > 0 && count < cap) {
+      const i = stack.pop() as number;
+      const entry = this.#items[i];
+      if (!entry || entry.at > now) continue;
+      count++;
+      stack.push(2 * i + 1, 2 * i + 2);
+    }
+    return count;
+  }
+
   #less(a: Entry, b: Entry): boolean {
     return a.at < b.at || (a.at === b.at && a.seq < b.seq);
   }
@@ -191,7 +205,8 @@ export class PollScheduler {
     while (!this.#asking) {
       const top = this.#queries.peek();
       if (!top || top.at > now || this.#budgetFreeAt > now) return;
-      const grant = this.#budget.take(now);
+      // How many queries wait: a fleet's budget grants several in one round trip.
+      const grant = this.#budget.take(now, this.#queries.countDue(now, this.#budget.maxPerSecond));
       if (isThenable(grant)) {
         this.#asking = true;
         // Promise.resolve: a thenable's `then` may throw, or call back twice.

@@ -8,7 +8,17 @@ import { OmniMedia, type WaitOptions } from 'omnimedia';
 import { redisCoordination } from 'omnimedia/redis';
 
 type Command =
-  | { type: 'init'; redisUrl: string; redisClient: 'node-redis' | 'ioredis'; baseURL: string; maxPollsPerSecond: number; leaseMs: number }
+  | {
+      type: 'init';
+      /** One URL; on a cluster, the root nodes' URLs joined by commas. */
+      redisUrl: string;
+      redisClient: 'node-redis' | 'ioredis';
+      cluster?: boolean;
+      prefix?: string;
+      baseURL: string;
+      maxPollsPerSecond: number;
+      leaseMs: number;
+    }
   | { type: 'submit'; count: number; withCallback: boolean }
   | { type: 'wait'; ids: string[]; options: WaitOptions }
   | { type: 'pending' }
@@ -23,7 +33,21 @@ async function init(command: Extract<Command, { type: 'init' }>): Promise<unknow
   let redis: Parameters<typeof redisCoordination>[0];
   let quit: () => Promise<void>;
   const silent = { error() {}, warn: (message: string) => send({ event: 'log', message }), info() {}, debug() {} };
-  if (command.redisClient === 'ioredis') {
+  const urls = command.redisUrl.split(',');
+  if (command.cluster && command.redisClient === 'ioredis') {
+    const { Cluster } = await import('ioredis');
+    const io = new Cluster(urls.map((url) => ({ host: new URL(url).hostname, port: Number(new URL(url).port) })));
+    io.on('error', () => {});
+    redis = io;
+    quit = async () => void io.disconnect();
+  } else if (command.cluster) {
+    const { createCluster } = await import('redis');
+    const cluster = createCluster({ rootNodes: urls.map((url) => ({ url })) });
+    cluster.on('error', () => {});
+    await cluster.connect();
+    redis = cluster as unknown as Parameters<typeof redisCoordination>[0];
+    quit = async () => cluster.destroy();
+  } else if (command.redisClient === 'ioredis') {
     const { Redis } = await import('ioredis');
     const io = new Redis(command.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: false });
     io.on('error', () => {});
@@ -37,7 +61,7 @@ async function init(command: Extract<Command, { type: 'init' }>): Promise<unknow
     redis = nodeRedis as unknown as Parameters<typeof redisCoordination>[0];
     quit = async () => nodeRedis.destroy();
   }
-  const coordination = redisCoordination(redis, { prefix: 'fleet:', leaseMs: command.leaseMs, logger: silent });
+  const coordination = redisCoordination(redis, { prefix: command.prefix ?? 'fleet:', leaseMs: command.leaseMs, logger: silent });
   client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: command.baseURL, maxPollsPerSecond: command.maxPollsPerSecond, coordination, logger: silent, logLevel: 'warn' });
   const handler = client.callbacks.nodeHandler((task) => void send({ event: 'onTask', id: task.task_id, status: task.status, at: Date.now() }));
   const server = createServer(handler);

@@ -74,7 +74,15 @@ export class FleetInstance {
     });
   }
 
-  static async start(options: { redisUrl: string; redisClient: 'node-redis' | 'ioredis'; baseURL: string; maxPollsPerSecond?: number; leaseMs?: number }): Promise<FleetInstance> {
+  static async start(options: {
+    redisUrl: string;
+    redisClient: 'node-redis' | 'ioredis';
+    cluster?: boolean;
+    prefix?: string;
+    baseURL: string;
+    maxPollsPerSecond?: number;
+    leaseMs?: number;
+  }): Promise<FleetInstance> {
     const instance = new FleetInstance();
     await instance.until((m) => m.event === 'ready');
     const { callbackURL } = (await instance.call({ type: 'init', maxPollsPerSecond: 20, leaseMs: 1_500, ...options })) as { callbackURL: string };

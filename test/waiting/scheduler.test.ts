@@ -186,6 +186,28 @@ describe('PollScheduler with a budget that answers asynchronously (a fleet’s)'
     expect(scheduler.pending).toBe(0);
   });
 
+  it('tells the budget how many queries are due, so it may grant them in one round trip and hand them out at the next calls', async () => {
+    const asked: number[] = [];
+    let held = 0;
+    const release = () => {};
+    const budget = {
+      maxPerSecond: 10,
+      // Grants everything asked for at the first call, then answers from what it holds.
+      take: (_now: number, due = 1) => {
+        asked.push(due);
+        if (held > 0) return (held--, { release });
+        return Promise.resolve().then(() => ((held = due - 1), { release }));
+      },
+    };
+    const scheduler = new PollScheduler(budget);
+    let woke = 0;
+    for (let i = 0; i < 4; i++) void scheduler.querySlot(T0, undefined).then(() => woke++);
+    void scheduler.querySlot(T0 + 5_000, undefined); // not due: not counted
+    await vi.advanceTimersByTimeAsync(0);
+    expect(woke).toBe(4);
+    expect(asked).toEqual([4, 3, 2, 1]);
+  });
+
   it('a budget that fails lets the query go rather than stall every wait', async () => {
     const scheduler = new PollScheduler({ maxPerSecond: 1, take: () => Promise.reject(new Error('redis down')) });
     let released = false;

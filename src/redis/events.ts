@@ -1,0 +1,162 @@
+import { MemoryTaskEvents } from '../coordination/memory.ts';
+import type { TaskEventBus, TaskListener } from '../coordination/ports.ts';
+import type { TaskResult } from '../schemas/task.ts';
+import { isTerminalStatus } from '../waiting/status.ts';
+import { storedJson, type RedisDriver, type Subscription } from './driver.ts';
+import type { Outage } from './outage.ts';
+
+const DAY_MS = 24 * 3_600_000;
+/** Heartbeats between two pings the subscription sends itself. */
+const PING_EVERY = 3;
+
+/** What the fleet's news need of their coordination. */
+export interface EventsPorts {
+  /** The client commands go through now (the caller's, or a fresh one after a failover it missed). */
+  driver(): RedisDriver;
+  command(...args: (string | number)[]): Promise<unknown>;
+  fire(op: () => Promise<unknown>): void;
+  outage: Outage;
+  channel: string;
+  resultKey(taskId: string): string;
+  instanceId: string;
+  /** Another instance gave up the lease of a task. */
+  onReleased(taskId: string): void;
+}
+
+/** What goes on the channel: an ended task, a lease given up, or an instance's ping to itself. */
+interface Message {
+  from: string;
+  task?: TaskResult;
+  released?: string;
+  ping?: number;
+}
+
+/**
+ * The fleet's news on Redis. An ended task is kept a day (`result` key, for the waits that
+ * start later) and published on the fleet's channel. On a cluster whose servers have it (Redis
+ * 7), the channel is sharded (SPUBLISH/SSUBSCRIBE): a message goes to the channel's shard
+ * only, not over the cluster bus to every node as a classic PUBLISH does, and the subscriber
+ * connects to that shard (the client follows it when the slot moves or fails over). Either
+ * way the subscription proves itself: every third heartbeat it sends itself a ping, and one
+ * that did not come back by the next makes it subscribe anew.
+ */
+export class FleetEvents implements TaskEventBus {
+  readonly #ports: EventsPorts;
+  readonly #local = new MemoryTaskEvents();
+  #subscription: Subscription | undefined;
+  #sharded: Promise<boolean> | undefined;
+  #beats = 0;
+  #pingSent = 0;
+  #pingHeard = 0;
+
+  constructor(ports: EventsPorts) {
+    this.#ports = ports;
+  }
+
+  publish(task: TaskResult): void {
+    this.#local.publish(task);
+    // Only an ended task is news for the fleet, kept a day for the waits that start later.
+    if (!isTerminalStatus(task.status)) return;
+    const message = JSON.stringify({ from: this.#ports.instanceId, task });
+    this.#ports.fire(() =>
+      // Both at once (one round trip): a listener uses the message; a later wait reads the key.
+      Promise.all([this.#ports.command('SET', this.#ports.resultKey(task.task_id), JSON.stringify(task), 'PX', DAY_MS), this.#send(message)]),
+    );
+  }
+
+  subscribe(taskId: string, listener: TaskListener): () => void {
+    return this.#local.subscribe(taskId, listener);
+  }
+
+  latest(taskId: string): Promise<TaskResult | undefined> {
+    return this.#ports.outage.run(
+      async () => {
+        const task = storedJson<TaskResult>(await this.#ports.command('GET', this.#ports.resultKey(taskId)));
+        return typeof task?.task_id === 'string' && typeof task.status === 'string' ? task : undefined;
+      },
+      () => undefined,
+    );
+  }
+
+  /** Tell the fleet this instance gave up the lease of `taskId`. */
+  released(taskId: string): void {
+    this.#ports.fire(() => this.#send(JSON.stringify({ from: this.#ports.instanceId, released: taskId })));
+  }
+
+  /** At each heartbeat (Redis up): listen if not listening, and prove the subscription now and then. */
+  check(): void {
+    if (!this.#subscription) return this.#subscribe();
+    if (this.#beats++ % PING_EVERY !== 0) return;
+    // The last ping never came back: the subscription is gone (a slot moved, a node died).
+    if (this.#pingHeard < this.#pingSent) return this.renew();
+    const ping = ++this.#pingSent;
+    this.#ports.fire(() => this.#send(JSON.stringify({ from: this.#ports.instanceId, ping })));
+  }
+
+  /** Subscribe anew (after an outage, or a ping that did not come back). */
+  renew(): void {
+    this.#subscription?.close();
+    this.#subscription = undefined;
+    this.#sharded = undefined;
+    this.#pingHeard = this.#pingSent;
+    this.#subscribe();
+  }
+
+  close(): void {
+    this.#subscription?.close();
+    this.#subscription = undefined;
+  }
+
+  /** Listen on a connection of our own. A failure is part of the outage (one warning); the heartbeat subscribes again. */
+  #subscribe(): void {
+    let inner: Subscription | undefined;
+    let closed = false;
+    const ready = this.#mode().then((sharded) => {
+      if (closed) return;
+      inner = this.#ports.driver().subscribe(this.#ports.channel, sharded, (message) => this.#onMessage(message));
+      return inner.ready;
+    });
+    const subscription: Subscription = {
+      ready,
+      close: () => {
+        closed = true;
+        inner?.close();
+      },
+    };
+    this.#subscription = subscription;
+    ready.catch((error: unknown) => {
+      subscription.close();
+      if (this.#subscription === subscription) this.#subscription = undefined;
+      this.#ports.outage.fail(error);
+    });
+  }
+
+  /** Sharded pub/sub on a cluster whose servers have it; classic otherwise. Every instance decides alike. */
+  #mode(): Promise<boolean> {
+    if (!this.#ports.driver().cluster) return Promise.resolve(false);
+    this.#sharded ??= this.#ports.command('COMMAND', 'INFO', 'SPUBLISH').then(
+      (reply) => Array.isArray(reply) && reply.some((entry) => Array.isArray(entry) || (entry !== null && typeof entry === 'object')),
+      (error: unknown) => {
+        this.#sharded = undefined;
+        throw error;
+      },
+    );
+    return this.#sharded;
+  }
+
+  async #send(message: string): Promise<unknown> {
+    return this.#ports.command((await this.#mode()) ? 'SPUBLISH' : 'PUBLISH', this.#ports.channel, message);
+  }
+
+  #onMessage(raw: string): void {
+    const message = storedJson<Message>(raw);
+    if (!message || typeof message.from !== 'string') return;
+    if (message.from === this.#ports.instanceId) {
+      if (typeof message.ping === 'number') this.#pingHeard = Math.max(this.#pingHeard, message.ping);
+      return;
+    }
+    if (typeof message.released === 'string') this.#ports.onReleased(message.released);
+    const task = message.task;
+    if (task && typeof task.task_id === 'string') this.#local.publish(task);
+  }
+}
