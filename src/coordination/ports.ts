@@ -45,14 +45,14 @@ export type DedupeClaim = boolean | 'in_progress';
  */
 export interface CallbackDedupeStore {
   /** Claim `key` for this delivery if it is free; see `DedupeClaim` for the answers. */
-  claim(key: string): DedupeClaim | Promise<DedupeClaim>;
+  claim(key: string): DedupeClaim | PromiseLike<DedupeClaim>;
   /** `onTask` threw: free `key`, so the next delivery runs it again. */
-  release(key: string): void | Promise<void>;
+  release(key: string): void | PromiseLike<void>;
   /**
    * `onTask` returned for `key`: it is done for good, and a repeat is a duplicate. Optional:
    * a store without it cannot tell in progress from done, and answers `false` to both.
    */
-  complete?(key: string): void | Promise<void>;
+  complete?(key: string): void | PromiseLike<void>;
 }
 
 /**
@@ -83,11 +83,11 @@ export type CachedUpload = ImageUpload | VideoUpload;
  */
 export interface UploadCacheStore {
   /** The record kept under `key`, or `undefined` (never kept, expired or evicted). */
-  get(key: string): CachedUpload | undefined | Promise<CachedUpload | undefined>;
+  get(key: string): CachedUpload | undefined | PromiseLike<CachedUpload | undefined>;
   /** Keep `record` under `key`; it stays useful for `ttlMs` (a store may expire it then). */
-  set(key: string, record: CachedUpload, ttlMs: number): void | Promise<void>;
+  set(key: string, record: CachedUpload, ttlMs: number): void | PromiseLike<void>;
   /** Forget `key`: its record is too close to expiry to reuse, and a new upload replaces it. */
-  delete(key: string): void | Promise<void>;
+  delete(key: string): void | PromiseLike<void>;
 }
 
 /**
@@ -106,9 +106,9 @@ export interface UploadCacheStore {
  */
 export interface DurationsStore {
   /** The durations remembered for `kind`, oldest first; `undefined` when none. */
-  get(kind: string): readonly number[] | undefined | Promise<readonly number[] | undefined>;
+  get(kind: string): readonly number[] | undefined | PromiseLike<readonly number[] | undefined>;
   /** Remember one more duration of `kind`, keeping the `keep` most recent. */
-  add(kind: string, ms: number, keep: number): void | Promise<void>;
+  add(kind: string, ms: number, keep: number): void | PromiseLike<void>;
 }
 
 /**
@@ -134,7 +134,7 @@ export type TaskListener = (task: TaskResult) => void;
  */
 export interface TaskEventBus {
   /** Tell every listener of `task.task_id` (on a fleet: every instance's). */
-  publish(task: TaskResult): void | Promise<void>;
+  publish(task: TaskResult): void | PromiseLike<void>;
   /** Listen for news of one task; returns the function that stops listening. */
   subscribe(taskId: string, listener: TaskListener): () => void;
   /** The last finished version of a task published (and kept, on a fleet), if any. */
@@ -159,7 +159,7 @@ export interface TaskLeases {
    * Give the lease of `taskId` up (the wait ended). `ended`: the wait saw the task's result
    * (and the fleet has it), so nobody needs to poll it any more.
    */
-  release(taskId: string, ended?: boolean): void | Promise<void>;
+  release(taskId: string, ended?: boolean): void | PromiseLike<void>;
 }
 
 /**
@@ -202,7 +202,7 @@ export interface PollBudget {
    * many queries are waiting for a slot now (this one included), so a budget that answers
    * over the network may grant several at once and hand them out at the next calls.
    */
-  take(now: number, due?: number): PollGrant | Promise<PollGrant>;
+  take(now: number, due?: number): PollGrant | PromiseLike<PollGrant>;
 }
 
 /**
@@ -234,25 +234,25 @@ export interface JournalEntry {
  */
 export interface SubmissionJournal {
   /** Record an accepted submission, owned by this instance. */
-  record(entry: JournalEntry): void | Promise<void>;
+  record(entry: JournalEntry): void | PromiseLike<void>;
   /** A wait of this instance starts on `taskId`: it owns the entry (if there is one). */
-  adopt(taskId: string): void | Promise<void>;
+  adopt(taskId: string): void | PromiseLike<void>;
   /**
    * A wait of this instance on `taskId` ended without its result (a time-out, an abort): when
    * it was the instance's last wait on it and the entry is still the instance's, nobody waits
    * on it any more, and `pending()` lists it.
    */
-  release(taskId: string): void | Promise<void>;
+  release(taskId: string): void | PromiseLike<void>;
   /** The task's result was seen. */
-  clear(taskId: string): void | Promise<void>;
+  clear(taskId: string): void | PromiseLike<void>;
   /** Every entry. */
-  list(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+  list(): readonly JournalEntry[] | PromiseLike<readonly JournalEntry[]>;
   /**
    * The entries nobody waits on: their owner is gone, or stopped waiting (`release`). What a
    * restart, or a later pass, resumes. Entries past 24 h (the service keeps results that long)
    * are dropped.
    */
-  pending(): readonly JournalEntry[] | Promise<readonly JournalEntry[]>;
+  pending(): readonly JournalEntry[] | PromiseLike<readonly JournalEntry[]>;
 }
 
 /**
@@ -292,7 +292,7 @@ export interface RateLimitStore {
    * Count one request of `key` if fewer than `limit` were counted in the last `windowMs` ms;
    * otherwise count nothing and say when the oldest of them leaves the window.
    */
-  take(key: string, limit: number, windowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
+  take(key: string, limit: number, windowMs: number): RateLimitDecision | PromiseLike<RateLimitDecision>;
 }
 
 /**

@@ -114,7 +114,7 @@ export class UploadCache {
   }
 
   /** A store call whose failure is a warning (`undefined`), never the upload's. */
-  async #store<T>(call: () => T | Promise<T>, what: 'read' | 'update'): Promise<T | undefined> {
+  async #store<T>(call: () => T | PromiseLike<T>, what: 'read' | 'update'): Promise<T | undefined> {
     try {
       return await call();
     } catch (error) {

@@ -50,7 +50,7 @@ export class TaskDurations {
   }
 
   /** Remember how long a completed task took. */
-  record(key: string | undefined, task: TaskResult): void | Promise<void> {
+  record(key: string | undefined, task: TaskResult): void | PromiseLike<void> {
     const seconds = secondsOf(task);
     if (key === undefined || seconds === undefined) return;
     return this.#store.add(key, seconds * 1000, SAMPLES_PER_KIND);
