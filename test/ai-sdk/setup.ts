@@ -4,7 +4,7 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import type { ClientOptions } from 'omnimedia';
 import { createOmniMedia, type OmniMediaProvider } from 'omnimedia/ai-sdk';
 import { createMockService, type MswMockService } from 'omnimedia/testing/msw';
-import { settle } from '../helpers/clock.ts';
+import { runInFakeTime } from '../helpers/clock.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 
 export { API_KEY, BASE_URL };
@@ -38,28 +38,9 @@ export function useAiSdk(): AiSdkContext {
   return context;
 }
 
-/**
- * Let a promise settle while fake time runs (500 ms steps, up to `ms`); rethrows its error.
- * Before each step, real I/O settles (MSW answering, a body stream, the HMAC of a callback
- * token): fake time moved on without it once, ran out while a delivery was still being
- * verified on a loaded machine, and the test then waited on a fake timer nobody advanced.
- */
-export async function run<T>(promise: PromiseLike<T>, ms = 120_000): Promise<T> {
-  const settled = Promise.resolve(promise).then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let done = false;
-  void settled.then(() => (done = true));
-  for (let t = 0; t < ms && !done; t += 500) {
-    await settle();
-    if (!done) await vi.advanceTimersByTimeAsync(500);
-  }
-  await settle();
-  if (!done) throw new Error(`still pending after ${ms} ms of fake time`);
-  const result = await settled;
-  if (!result.ok) throw result.error;
-  return result.value;
+/** Let a promise settle while fake time runs (500 ms steps, up to `ms`); rethrows its error. */
+export function run<T>(promise: PromiseLike<T>, ms = 120_000): Promise<T> {
+  return runInFakeTime(promise, { ms });
 }
 
 /** The error a promise rejects with, while fake time runs. */

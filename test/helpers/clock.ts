@@ -52,3 +52,27 @@ export async function advance(ms: number): Promise<void> {
   await vi.advanceTimersByTimeAsync(Math.max(0, end - Date.now()));
   await settle();
 }
+
+/**
+ * Let a promise settle while fake time runs (`step` ms at a time, up to `ms` of fake time), and
+ * rethrow its error. Before each step real I/O settles (MSW answering, a body stream, the HMAC
+ * of a callback token): fake time once moved on without it, ran out while a delivery was still
+ * being verified on a loaded machine, and the test then waited on a fake timer nobody advanced.
+ */
+export async function runInFakeTime<T>(promise: PromiseLike<T>, { ms = 120_000, step = 500 } = {}): Promise<T> {
+  const settled = Promise.resolve(promise).then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  let done = false;
+  void settled.then(() => (done = true));
+  for (let t = 0; t < ms && !done; t += step) {
+    await settle();
+    if (!done) await vi.advanceTimersByTimeAsync(step);
+  }
+  await settle();
+  if (!done) throw new Error(`still pending after ${ms} ms of fake time`);
+  const result = await settled;
+  if (!result.ok) throw result.error;
+  return result.value;
+}

@@ -11,6 +11,7 @@ import {
   TaskFailedError,
 } from 'omnimedia';
 import { createMockService, type MswMockService } from 'omnimedia/testing/msw';
+import { runInFakeTime } from '../helpers/clock.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { fixture, photo } from '../testing/mock-helpers.ts';
 
@@ -31,18 +32,7 @@ afterEach(() => {
 });
 
 /** Let a promise settle while fake time runs: the mock's tasks take seconds of it. */
-async function run<T>(promise: Promise<T>, ms = 120_000): Promise<T> {
-  const settled = promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let done = false;
-  void settled.then(() => (done = true));
-  for (let t = 0; t < ms && !done; t += 500) await vi.advanceTimersByTimeAsync(500);
-  const result = await settled;
-  if (!result.ok) throw result.error;
-  return result.value;
-}
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms });
 
 describe('SDK ↔ mock via MSW', () => {
   it('uploads an image, edits it, waits, and downloads a PNG of the requested size', async () => {

@@ -8,23 +8,14 @@ import { http, HttpResponse } from 'msw';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OmniMedia } from 'omnimedia';
 import { createMockService, type MswMockService } from 'omnimedia/testing/msw';
+import { runInFakeTime } from '../helpers/clock.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { childrenOf, isChildOf, recorder, span, tree, useContextManager, type Recorder } from '../helpers/otel.ts';
 
 const server = useMsw();
 
-async function run<T>(promise: Promise<T>, ms = 120_000): Promise<T> {
-  const settled = promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let done = false;
-  void settled.then(() => (done = true));
-  for (let t = 0; t < ms && !done; t += 250) await vi.advanceTimersByTimeAsync(250);
-  const result = await settled;
-  if (!result.ok) throw result.error;
-  return result.value;
-}
+/** Let a promise settle while fake time runs (250 ms steps). */
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250 });
 
 describe.each(['async', 'stack'] as const)('with the %s context manager', (kind) => {
   let mock: MswMockService;

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OmniMedia } from 'omnimedia';
 import { openTelemetry } from 'omnimedia/otel';
 import { createMockService, type MswMockService } from 'omnimedia/testing/msw';
+import { runInFakeTime } from '../helpers/clock.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { recorder, span, type Recorder } from '../helpers/otel.ts';
 
@@ -28,18 +29,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-async function run<T>(promise: Promise<T>, ms = 120_000): Promise<T> {
-  const settled = promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-  let done = false;
-  void settled.then(() => (done = true));
-  for (let t = 0; t < ms && !done; t += 250) await vi.advanceTimersByTimeAsync(250);
-  const result = await settled;
-  if (!result.ok) throw result.error;
-  return result.value;
-}
+/** Let a promise settle while fake time runs (250 ms steps). */
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250 });
 
 describe('metrics', () => {
   it('http.client.request.duration: one measurement per attempt, in seconds, by method, status, server and error', async () => {
