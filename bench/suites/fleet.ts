@@ -13,6 +13,7 @@ import { createClient } from 'redis';
 import { CLUSTER_AVAILABLE, RedisCluster } from '../../test/helpers/redis-cluster.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../../test/helpers/redis-server.ts';
 import type { BenchTable } from '../run.ts';
+import { percentile } from '../lib/stats.ts';
 
 const INSTANCES = 4;
 const WAITS = 1_000;
@@ -34,11 +35,6 @@ interface Outcome {
   /** On a cluster: the busiest master's share of the commands / of the memory added. */
   busiest?: string;
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
 
 /** Where the fleet's coordination is: one redis-server, a cluster (per master: commands, memory), or none. */
 type Target = { url: string; prefix?: string; commands(): Promise<number>; perMaster?(): Promise<number[][]>; stats(): Promise<string> } | undefined;

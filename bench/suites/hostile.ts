@@ -4,6 +4,7 @@
 // a gigabyte, against raw fetch reading it whole.
 import { fork, type ChildProcess } from 'node:child_process';
 import type { BenchTable } from '../run.ts';
+import { median, percentile } from '../lib/stats.ts';
 
 const TRIALS = 100;
 /** The anchors (ky, fetch) run fewer trials: a trial that never ends costs the full 5 s. */
@@ -18,12 +19,6 @@ function message<T>(child: ChildProcess): Promise<T> {
   });
 }
 
-const percentile = (values: number[], p: number) => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-};
-const median = (values: number[]) => percentile(values, 50);
 const ms = (value: number) => (Number.isNaN(value) ? '–' : value.toFixed(2));
 
 async function abortAfterGc(): Promise<BenchTable> {

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { BenchTable } from '../run.ts';
+import { median } from '../lib/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RUNS = Number(process.env.IMPORT_TIME_RUNS ?? 25);
@@ -35,11 +36,6 @@ function once(code: string): number {
   if (result.status !== 0) throw new Error(`${code}: ${result.stderr.toString()}`);
   return elapsed;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** Which modules a cold `import('omnimedia')` loads from node_modules (it should not be zod). */
 function loadedPackages(): string {

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import ky from 'ky';
 import { OmniMedia } from 'omnimedia';
 import type { BenchTable } from '../run.ts';
+import { median, perCallMicros } from '../lib/stats.ts';
 
 const WARMUP_CALLS = 500;
 const ROUNDS = 40;
@@ -15,22 +16,6 @@ const CALLS_PER_ROUND = 60;
 const API_KEY = 'sk-bench-0000';
 const PARAMS = { model: 'omni-image', prompt: 'a lighthouse at dawn, oil painting', size: '1536x1024', n: 1 } as const;
 const TASK_ID = 'task_bench_1';
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
-/** Mean wall-clock µs per call, and CPU µs of this process per call (less hurt by a busy machine). */
-async function perCallMicros(call: () => Promise<unknown>, calls: number): Promise<{ wall: number; cpu: number }> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let i = 0; i < calls; i++) await call();
-  const wall = ((performance.now() - started) * 1000) / calls;
-  const used = process.cpuUsage(cpu);
-  return { wall, cpu: (used.user + used.system) / calls };
-}
 
 export default async function overhead(): Promise<BenchTable> {
   const child = fork(new URL('../servers/api-server.ts', import.meta.url), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

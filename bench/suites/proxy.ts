@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import type { BenchTable } from '../run.ts';
 import { measureOwn, BUDGETS } from './size.ts';
+import { median, percentile } from '../lib/stats.ts';
 
 const MiB = 1024 * 1024;
 const SEQUENTIAL = Number(process.env.SEQ ?? 3_000);
@@ -30,9 +31,6 @@ async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode === null) await Promise.race([once(child, 'exit'), new Promise((r) => setTimeout(r, 2_000).unref())]);
   if (child.exitCode === null) child.kill();
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function query(url: string): Promise<void> {
   const response = await fetch(url, { headers: HEADERS });

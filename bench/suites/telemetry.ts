@@ -15,26 +15,12 @@ import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentele
 import { OmniMedia } from 'omnimedia';
 import { openTelemetry } from 'omnimedia/otel';
 import type { BenchTable } from '../run.ts';
+import { median, perCallMicros } from '../lib/stats.ts';
 
 const WARMUP_CALLS = 500;
 const ROUNDS = 40;
 const CALLS_PER_ROUND = 60;
 const TASK_ID = 'task_bench_1';
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
-
-/** Wall-clock µs per call, and this process's CPU µs per call (what the client itself spends; less hurt by a busy machine). */
-async function perCallMicros(call: () => Promise<unknown>, calls: number): Promise<{ wall: number; cpu: number }> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let i = 0; i < calls; i++) await call();
-  const used = process.cpuUsage(cpu);
-  return { wall: ((performance.now() - started) * 1000) / calls, cpu: (used.user + used.system) / calls };
-}
 
 interface Measured {
   wall: Record<string, number>;

@@ -4,6 +4,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import type { BenchTable } from '../run.ts';
+import { median } from '../lib/stats.ts';
 
 const MiB = 1024 * 1024;
 const SIZES = [25, 50];
@@ -38,8 +39,6 @@ function message<T>(child: ChildProcess): Promise<T> {
     child.once('exit', (code) => code && reject(new Error(`child exited with ${code}`)));
   });
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 export default async function uploadMemory(): Promise<BenchTable> {
   await mkdir(TMP, { recursive: true });
