@@ -1,0 +1,4 @@
+// The fleet suite (fleet-suite.ts), its limits part, with node-redis as every instance's Redis client.
+import { fleetSuite } from './fleet-suite.ts';
+
+fleetSuite('node-redis', 'limits');
