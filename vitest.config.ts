@@ -61,7 +61,7 @@ export default defineConfig({
     // then the rest. The Redis Cluster tests (six redis-server processes) are a CI step of
     // their own, two groups in turn: `npm run test:cluster` (README, "Development").
     projects: [
-      { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, FLEET], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, CLUSTER_FLEET, FLEET], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**'], sequence: { groupOrder: 2 } } },
       // The cluster's ports in process, then its fleets of child processes: side by side, the
