@@ -110,6 +110,17 @@ export class FleetInstance {
     return ((await this.call({ type: 'pending' })) as { pending: string[] }).pending;
   }
 
+  /** Its `pending()` once it lists `count` tasks (a dead owner's lease must run out first), or as it is after `timeoutMs`. */
+  async pendingOnce(count: number, timeoutMs = 10_000): Promise<string[]> {
+    const deadline = Date.now() + timeoutMs;
+    let pending = await this.pending();
+    while (pending.length < count && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      pending = await this.pending();
+    }
+    return pending;
+  }
+
   /** Resolves with the first message (past or future) that `match` accepts. */
   until(match: (message: InstanceMessage) => boolean, timeoutMs = 60_000): Promise<InstanceMessage> {
     return new Promise((resolve, reject) => {

@@ -9,10 +9,15 @@
 // Its commands to the nodes are asynchronous (redis-cli in a child process), so the event loop
 // of the coordinations under test never stalls while a test looks at the cluster.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keySlot } from '../../src/redis/keys.ts';
+import { spawnRedisServer } from './redis-server.ts';
+
+/** The hash slot of a key, as Redis Cluster computes it (the coordination's own function). */
+export { keySlot };
 
 export const CLUSTER_AVAILABLE =
   spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0 && spawnSync('redis-cli', ['--version'], { stdio: 'ignore' }).status === 0;
@@ -46,20 +51,6 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
   throw new Error('no free port pair for a cluster node');
 }
 
-/** The hash slot of a key (CRC16 of its hash tag, as Redis Cluster computes it). */
-export function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  if (open >= 0) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) key = key.slice(open + 1, close);
-  }
-  let crc = 0;
-  for (const byte of Buffer.from(key)) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc % 16_384;
-}
 
 interface Node {
   port: number;
@@ -244,35 +235,21 @@ export class RedisCluster {
   }
 
   async #launch(node: Node): Promise<void> {
-    spawnSync('mkdir', ['-p', node.dir]);
-    const child = spawn(
-      'redis-server',
-      [
-        '--port', String(node.port),
-        '--bind', '127.0.0.1',
-        '--dir', node.dir,
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', 'nodes.conf',
-        '--cluster-node-timeout', String(this.nodeTimeoutMs),
-        // A replica may take over whatever its replication lag (tests kill masters at will).
-        '--cluster-replica-validity-factor', '0',
-        // Replicas in sync at once (not after the default 5 s of diskless-sync delay).
-        '--repl-diskless-sync-delay', '0',
-        '--save', '',
-        '--appendonly', 'no',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    node.process = child;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-    });
-    child.stdout?.resume();
+    mkdirSync(node.dir, { recursive: true });
+    node.process = await spawnRedisServer([
+      '--port', String(node.port),
+      '--bind', '127.0.0.1',
+      '--dir', node.dir,
+      '--cluster-enabled', 'yes',
+      '--cluster-config-file', 'nodes.conf',
+      '--cluster-node-timeout', String(this.nodeTimeoutMs),
+      // A replica may take over whatever its replication lag (tests kill masters at will).
+      '--cluster-replica-validity-factor', '0',
+      // Replicas in sync at once (not after the default 5 s of diskless-sync delay).
+      '--repl-diskless-sync-delay', '0',
+      '--save', '',
+      '--appendonly', 'no',
+    ]);
   }
 
   /** Kills the servers and removes their files once this process is gone, however it ended. */

@@ -21,6 +21,21 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Starts `redis-server` with `args`, resolved once it accepts connections (rejected if it exits first). */
+export async function spawnRedisServer(args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
+  });
+  child.stdout?.resume();
+  return child;
+}
+
 /** A redis-server you can stop and start again (same port, empty each time: no persistence). */
 export class RedisServer {
   port = 0;
@@ -32,17 +47,7 @@ export class RedisServer {
 
   async start(): Promise<void> {
     if (this.port === 0) this.port = await freePort();
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    this.#process = child;
-    await new Promise<void>((resolve, reject) => {
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('Ready to accept connections')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${out.slice(-500)}`)));
-    });
-    child.stdout?.resume();
+    this.#process = await spawnRedisServer(['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   }
 
   /** Empty it (between tests). */

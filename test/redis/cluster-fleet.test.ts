@@ -119,12 +119,7 @@ describe.skipIf(!CLUSTER_AVAILABLE)('a fleet on a Redis Cluster (node-redis and 
     await doomed!.wait(ids);
     expect(await survivor!.pending()).toEqual([]); // its owner is alive
     doomed!.kill();
-    let pending: string[] = [];
-    const deadline = Date.now() + 10_000;
-    while (pending.length < 30 && Date.now() < deadline) {
-      pending = await survivor!.pending();
-      if (pending.length < 30) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const pending = await survivor!.pendingOnce(30);
     expect(new Set(pending)).toEqual(new Set(ids));
     await survivor!.wait(pending);
     await eventually(() => survivor!.resolved().length === 30, 30_000, 'the resumed waits');

@@ -112,12 +112,7 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       await doomed!.wait(ids);
       expect(await survivor!.pending()).toEqual([]); // its owner is alive
       doomed!.kill();
-      let pending: string[] = [];
-      const deadline = Date.now() + 10_000;
-      while (pending.length < 50 && Date.now() < deadline) {
-        pending = await survivor!.pending();
-        if (pending.length < 50) await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      const pending = await survivor!.pendingOnce(50);
       expect(new Set(pending)).toEqual(new Set(ids));
       await survivor!.wait(pending);
       await eventually(() => survivor!.resolved().length === 50, 60_000, 'the resumed waits');
