@@ -19,6 +19,9 @@ PATH="$ROOT/node_modules/.bin:$PATH"
 # The exact versions the README lists as tested. Bump them together with the README.
 NODE_VERSIONS=(22.23.3 24.21.0 26.10.0)
 NODE_OLDEST=22.0.0
+# Below the engines range (>=22), yet the README says what runs there and what breaks (the AI
+# SDK's webhook option: Promise.withResolvers). The flows below run on it to keep that true.
+NODE_BELOW=20.20.2
 DENO_VERSION=2.9.6
 BUN_VERSION=1.4.5
 TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
@@ -113,6 +116,9 @@ if [ "$matrix" = 1 ]; then
   done
   step "Node $NODE_OLDEST: require() without require(esm)"
   (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs && node flows/identity.cjs')
+  pass
+  step "Node $NODE_BELOW (below engines; the README's Runtimes says what breaks): ESM, CJS, otel, ai-sdk"
+  (cd "$APP" && npx --yes -p "node@$NODE_BELOW" -c 'node flows/esm.mjs && node flows/cjs.cjs && node flows/otel.mjs && node flows/ai-sdk.mjs')
   pass
 fi
 
