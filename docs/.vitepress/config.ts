@@ -17,6 +17,9 @@ export default defineConfig({
   // Served from a sub-path (GitHub Pages' /omnimedia/, say) when DOCS_BASE says so.
   base: process.env.DOCS_BASE ?? '/',
   lang: 'en',
+  head: [['link', { rel: 'icon', type: 'image/svg+xml', href: `${process.env.DOCS_BASE ?? '/'}favicon.svg` }]],
+  // The local search index (all pages, the API reference's too) is one lazy chunk of ~850 kB, loaded when the search opens.
+  vite: { build: { chunkSizeWarningLimit: 1200 } },
   lastUpdated: false,
   // A dead link between pages fails the build; anchors are checked by .ci/check-docs-site.ts.
   ignoreDeadLinks: false,
