@@ -8,7 +8,7 @@ import {
 } from 'omnimedia';
 import { UsageError } from './args.ts';
 
-/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
+/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and docs/cli.md. */
 export const EXIT = {
   ok: 0,
   taskFailed: 1,
