@@ -44,10 +44,10 @@ export function guides(readme = readFileSync(`${ROOT}README.md`, 'utf8')): Guide
 }
 
 /**
- * A link of the README (or any page) as the site writes it: a guide's absolute URL becomes the
- * site's own page, so the README, included as the site's home page, links within the site.
+ * A link as the site writes it: a guide's absolute URL (in the README, included as the site's
+ * home page, and in the doc comments the API reference shows) becomes the site's own page.
  */
 export function siteHref(href: string): string {
   const docs = blobURL('docs/');
-  return href.startsWith(docs) ? `./${href.slice(docs.length)}` : href;
+  return href.startsWith(docs) ? `/${href.slice(docs.length)}` : href;
 }

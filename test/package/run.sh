@@ -200,6 +200,11 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/proxy-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
   pass
+  step "Chromium: the dev-server recipe of docs/browser-apps.md (the page on one port, omnimedia/proxy on another)"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/dev-server-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/dev-server-page.js" --log-level=warning)
+  (cd "$APP" && "$NODE" browser/dev-server-run.mjs "$WORK/dev-server-page.js" "$MOCK_URL" "$ROOT")
+  pass
   step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/otel-page.js" --log-level=warning)
