@@ -5,6 +5,7 @@
 // what a block uses it imports or declares, as a reader who copies it into a file has to. A
 // ```ts fragment block is not checked, and says so on its first line. Each ```ts runnable block
 // also runs, against the mock service, in a directory holding the files it names.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockServer } from 'omnimedia/testing';
-import { codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
+import { codeBlocks, documentationFiles, read, ROOT, type CodeBlock } from '../helpers/docs.ts';
 
 const blocks = documentationFiles().flatMap((path) => codeBlocks(path));
 const typescript = blocks.filter((b) => /^ts\b/.test(b.info));
@@ -71,6 +72,20 @@ describe('the examples of the README and the guides', () => {
   it('type-check, each block as its own module, under --strict with nodenext and no added declarations', () => {
     expect(typeErrors(checked)).toEqual([]);
   }, 180_000);
+
+  it("the README's Quick start is plain JavaScript too, as it says (saved as quickstart.mjs, run by node)", () => {
+    const readme = read('README.md');
+    const start = readme.indexOf('`node quickstart.mjs`:');
+    const block = codeBlocks('README.md').find((b) => /^ts\b/.test(b.info) && readme.indexOf(b.code) > start);
+    expect(start).toBeGreaterThan(-1);
+    const dir = mkdtempSync(join(tmpdir(), 'quickstart-'));
+    try {
+      writeFileSync(join(dir, 'quickstart.mjs'), block!.code);
+      execFileSync(process.execPath, ['--check', join(dir, 'quickstart.mjs')], { stdio: 'pipe' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('say so when they are fragments', () => {
     for (const block of fragments) expect(block.code.split('\n')[0], block.where).toMatch(/^\/\/ A fragment\b.*: .+/);

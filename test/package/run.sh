@@ -3,7 +3,9 @@
 # tarball into throwaway consumer projects, starts the mock service from the installed
 # `omnimedia/testing`, and runs a short real flow from every runtime we claim:
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
-#   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
+#   require(esm)), Node 20 (below engines: what the README says runs there), Deno, Bun,
+#   headless Chromium (Debian's package, driven by playwright-core; the browser apps guide's
+#   dev-server recipe too),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
 #   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
 #   class per error whichever entry threw it (ESM, CJS).
