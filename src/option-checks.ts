@@ -124,8 +124,11 @@ export interface WaitSettings {
   onProgress: WaitOptions['onProgress'];
 }
 
-/** Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id. */
-export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
+/**
+ * Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id
+ * (none when they are checked before a submission, as the CLI does).
+ */
+export function resolveWaitOptions(options: WaitOptions | undefined, taskId?: string): WaitSettings {
   const o = objectOf(options, 'wait options');
   const problems = new OptionProblems('wait options');
   problems.ms('timeout', o.timeout, 1);
