@@ -1,3 +1,4 @@
+import { epochMs } from '../schemas/time.ts';
 import type { TerminalStream } from './progress.ts';
 
 /** What the CLI writes results to: stdout, which carries nothing but results. */
@@ -8,8 +9,10 @@ export interface ResultStream {
 const TIMESTAMPS = new Set(['created_at', 'completed_at', 'expires_at']);
 
 function scalar(key: string, value: unknown): string {
-  if (TIMESTAMPS.has(key) && typeof value === 'number') return `${new Date(value * 1000).toISOString()} (${value})`;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // Read by the SDK's one rule for the service's times: a value that is no time shows as sent.
+  const ms = TIMESTAMPS.has(key) ? epochMs(value) : undefined;
+  return ms === undefined ? text : `${new Date(ms).toISOString()} (${text})`;
 }
 
 type Attempt = { attempt_no?: unknown; provider?: unknown; status?: unknown; fail_reason?: unknown; elapsed_s?: unknown };
