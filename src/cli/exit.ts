@@ -6,6 +6,7 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from 'omnimedia';
+import { terminalText } from '../internal/terminal-text.ts';
 import { UsageError } from './args.ts';
 
 /** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
@@ -116,43 +117,47 @@ export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer,
 /**
  * The error for a person: what went wrong, each broken rule on its own line, and what to do
  * next. "nothing was sent" only when no request went out; after a submission, the task's id
- * (whatever threw), so that nobody submits and pays twice.
+ * (whatever threw), so that nobody submits and pays twice. Every line through the terminal-safe
+ * printer: messages, bodies and ids carry the service's words.
  */
 export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT): string {
-  const text = errorLines(error, flagFor, sent);
+  const lines = errorLines(error, flagFor, sent);
   const taskId = taskOf(error, sent);
-  if (!taskId || text.includes(taskId)) return text;
-  return `${text}\n  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: omnimedia tasks get ${taskId}`;
+  if (taskId && !lines.some((line) => line.includes(taskId)))
+    lines.push(`  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: omnimedia tasks get ${taskId}`);
+  return lines.map(terminalText).join('\n');
 }
 
-function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string {
+function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string[] {
   if (error instanceof ValidationError) {
     const lines = issuesOf(error, flagFor).map((issue) => `  ${issueLabel(issue)}: ${issue.message}`);
     const head = !sent.requests ? 'invalid input, nothing was sent' : taskOf(error, sent) ? 'invalid input' : 'invalid input, no task was submitted';
-    return [`error: ${head}`, ...lines].join('\n');
+    return [`error: ${head}`, ...lines];
   }
   if (error instanceof TaskFailedError) {
-    return `error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`;
+    return [`error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`];
   }
   if (error instanceof WaitTimeoutError) {
-    return `error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`;
+    return [`error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`];
   }
   // The SDK's words name its constructor option; at the command line the key is a flag.
   const keyless = error instanceof AuthenticationError && error.status === undefined ? /^(.*) needs an API key/.exec(error.message)?.[1] : undefined;
-  if (keyless) return `error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`;
+  if (keyless) return [`error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`];
   if (error instanceof APIError) {
     const details = [
       error.status !== undefined ? `status ${error.status}` : undefined,
       error.requestId ? `request id ${error.requestId}` : undefined,
       error.taskId ? `task ${error.taskId}` : undefined,
     ].filter(Boolean);
-    const body = error.body === undefined || error.body === '' ? '' : `\n  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`;
-    return `error: ${error.message}${details.length ? ` (${details.join(', ')})` : ''}${body}`;
+    const line = `error: ${error.message}${details.length ? ` (${details.join(', ')})` : ''}`;
+    if (error.body === undefined || error.body === '') return [line];
+    return [line, `  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`];
   }
-  if (error instanceof Interrupted) return error.message;
-  if (error instanceof UsageError || error instanceof OmniMediaError) return `error: ${error.message}`;
+  if (error instanceof Interrupted) return [error.message];
+  if (error instanceof UsageError || error instanceof OmniMediaError) return [`error: ${error.message}`];
+  // A stack's own lines stay lines.
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `internal error (please report it): ${stack}`;
+  return `internal error (please report it): ${stack}`.split('\n');
 }
 
 function truncate(text: string, max: number): string {

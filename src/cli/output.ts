@@ -1,3 +1,4 @@
+import { terminalJson, terminalLines, terminalText } from '../internal/terminal-text.ts';
 import { epochMs } from '../schemas/time.ts';
 import type { TerminalStream } from './progress.ts';
 
@@ -44,13 +45,16 @@ export function describe(record: object, extra: readonly (readonly [string, stri
     } else rows.push([key, scalar(key, value)]);
   }
   rows.push(...extra.map(([k, v]) => [k, v] as [string, string]));
-  const width = Math.max(0, ...rows.map(([key]) => key.length)) + 2;
-  return rows.map(([key, value]) => `${key.padEnd(width)}${value}`.trimEnd()).join('\n');
+  // Names and values alike are the service's: each shown escaped, on its own line.
+  const shown = rows.map(([key, value]) => [terminalText(key), terminalText(value)] as const);
+  const width = Math.max(0, ...shown.map(([key]) => key.length)) + 2;
+  return shown.map(([key, value]) => `${key.padEnd(width)}${value}`.trimEnd()).join('\n');
 }
 
 /**
  * Results on stdout (exactly one JSON document with `--json`), messages on stderr. Keeping the
- * two apart is what makes `omnimedia ... --json | jq` safe.
+ * two apart is what makes `omnimedia ... --json | jq` safe. Both through the terminal-safe
+ * printer: what the service sent is shown, never interpreted.
  */
 export class Output {
   constructor(
@@ -59,13 +63,13 @@ export class Output {
     readonly json: boolean,
   ) {}
 
-  /** The command's result: JSON, or the human lines. */
+  /** The command's result: JSON, or the human lines (our line breaks kept, anything else escaped). */
   result(value: unknown, human: () => string): void {
-    this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+    this.stdout.write(this.json ? `${terminalJson(value)}\n` : `${terminalLines(human())}\n`);
   }
 
-  /** A message for the person at the terminal (stderr), never mixed into results. */
+  /** One line for the person at the terminal (stderr), never mixed into results. */
   message(line: string): void {
-    this.stderr.write(`${line}\n`);
+    this.stderr.write(`${terminalText(line)}\n`);
   }
 }
