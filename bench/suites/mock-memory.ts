@@ -102,6 +102,8 @@ const CASES: Case[] = [
 ];
 
 export default async function mockMemory(): Promise<BenchTable> {
+  const title = `omnimedia mock: memory under hostile bodies (Node ${process.versions.node}, loopback, a fresh mock process per row)`;
+  if (process.platform !== 'linux') return { title, columns: ['request'], rows: [], notes: ['Skipped: it reads /proc/<pid>/status (Linux).'] };
   const rows: (string | number)[][] = [];
   for (const { label, run } of CASES) {
     const { child, url } = await startMock();
@@ -121,7 +123,7 @@ export default async function mockMemory(): Promise<BenchTable> {
     }
   }
   return {
-    title: `omnimedia mock: memory under hostile bodies (Node ${process.versions.node}, loopback, a fresh mock process per row)`,
+    title,
     columns: ['request', 'answer', 'MiB sent before it', 'RSS before, MiB', 'peak RSS, MiB', 'RSS after, MiB', 'ms'],
     rows,
     notes: [
