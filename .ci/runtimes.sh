@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runtimes CI: the packed tarball on Node 22/24/26 (+ 22.0.0 require), Deno, Bun, headless
+# Runtimes CI: the packed tarball on Node 20/22/24/26 (+ 22.0.0 require), Deno, Bun, headless
 # Chromium and strict TypeScript consumers (test/package/run.sh). Needs `npm run build` first.
 # Chromium comes from Debian's package (a browser download would fail here); playwright-core
 # (a devDependency) drives it. Deno and Bun come from their npm packages, installed into the

@@ -1,6 +1,6 @@
 // The architecture, enforced: which folder of src/ may import which (value and type imports,
 // re-exports and dynamic imports alike), and no source file over 400 lines. The table is the
-// one in the README's "Architecture" section.
+// one in CONTRIBUTING.md's "Architecture" section.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -163,7 +163,7 @@ describe('architecture', () => {
 describe('tests mirror src/', () => {
   const TEST = fileURLToPath(new URL('./', import.meta.url));
   // Not a module's tests: processes and servers across layers, helpers and fixtures, the
-  // packed tarball's consumers, the README's and the API's documentation (docs/), and the
+  // packed tarball's consumers, the README's and the guides' documentation (docs/), and the
   // checks of the repo itself (this file, browser twins).
   const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'docs', 'architecture.test.ts', 'browser-twins.test.ts']);
 

@@ -9,7 +9,7 @@ import {
 import { terminalText } from '../internal/terminal-text.ts';
 import { UsageError } from './args.ts';
 
-/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
+/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and docs/cli.md. */
 export const EXIT = {
   ok: 0,
   taskFailed: 1,

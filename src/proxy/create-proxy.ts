@@ -217,7 +217,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
  * Mount the service on your server for your pages: `new OmniMedia({ proxyURL })` in the page
  * then has the whole client, and the key stays here. Only the spec's seven endpoints are
  * forwarded, only to `baseURL`, only after `authorize` (required), the origin check, the rate
- * limit, the client's own validation and `policy`. See the README, "Browser apps".
+ * limit, the client's own validation and `policy`. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
  * @example
  * ```ts

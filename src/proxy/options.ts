@@ -91,7 +91,8 @@ export interface ProxyRateLimit {
 }
 
 /**
- * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the README, "Browser apps".
+ * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the guide
+ * [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
  * @example
  * ```ts

@@ -2,7 +2,7 @@
  * The request rules as plain checks: the client runs them before any request (validation/),
  * and `omnimedia/schemas` builds its zod schemas from the very same rules (rule-schema.ts), so
  * each rule is written once. Zod-free: zod/mini was 7.7 KB gzip of the whole client's 31.3 KB
- * browser bundle when the client checked requests with it (see README, "Where we differ").
+ * browser bundle when the client checked requests with it (see docs/design-notes.md).
  */
 
 /** Where a broken rule is: field names and list indexes, from the value checked down. */

@@ -1,7 +1,7 @@
 /**
  * The one reading of the service's time values (`created_at`, `completed_at`, `expires_at`),
- * used by the answer reader, the poller, the upload cache, the CLI and the mock alike (README,
- * "Spec gaps and our decisions"). The spec's samples are epoch seconds, but a service may well
+ * used by the answer reader, the poller, the upload cache, the CLI and the mock alike
+ * (docs/spec-decisions.md, "Times: one reading"). The spec's samples are epoch seconds, but a service may well
  * send JavaScript's `Date.now()` (ms), a database's µs or ns, or an RFC 3339 date-time.
  *
  * A number's unit is read from its size: below 10^11 it is seconds (10^11 s is the year 5138),

@@ -1,5 +1,5 @@
 /**
- * Answers read tolerantly and typed truthfully (README, "Spec gaps and our decisions"). The spec
+ * Answers read tolerantly and typed truthfully (docs/spec-decisions.md). The spec
  * gives field types from samples only, so a real answer may carry `total_cost: "0.25"` or an
  * ISO `created_at`. Only what a caller cannot do without (the task id, a task's status, an
  * upload's url or id) is required; any other known field is read as its type where that loses

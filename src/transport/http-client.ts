@@ -129,7 +129,7 @@ function redirectFailure(error: unknown): RedirectFailure | undefined {
 
 /**
  * The one HTTP layer: plain `fetch` under an `Exchange` (deadline, abort, body caps), our
- * policy for retries. (It was ky once; see "Where we differ from the design" in the README.)
+ * policy for retries. (It was ky once; see docs/design-notes.md.)
  */
 export class HttpClient {
   readonly #fetch: Fetch;

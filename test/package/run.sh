@@ -3,7 +3,9 @@
 # tarball into throwaway consumer projects, starts the mock service from the installed
 # `omnimedia/testing`, and runs a short real flow from every runtime we claim:
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
-#   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
+#   require(esm)), Node 20 (below engines: what the README says runs there), Deno, Bun,
+#   headless Chromium (Debian's package, driven by playwright-core; the browser apps guide's
+#   dev-server recipe too),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
 #   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
 #   class per error whichever entry threw it (ESM, CJS).
@@ -19,6 +21,9 @@ PATH="$ROOT/node_modules/.bin:$PATH"
 # The exact versions the README lists as tested. Bump them together with the README.
 NODE_VERSIONS=(22.23.3 24.21.0 26.10.0)
 NODE_OLDEST=22.0.0
+# Below the engines range (>=22), yet the README says what runs there and what breaks (the AI
+# SDK's webhook option: Promise.withResolvers). The flows below run on it to keep that true.
+NODE_BELOW=20.20.2
 DENO_VERSION=2.9.6
 BUN_VERSION=1.4.5
 TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
@@ -114,6 +119,9 @@ if [ "$matrix" = 1 ]; then
   step "Node $NODE_OLDEST: require() without require(esm)"
   (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs && node flows/identity.cjs')
   pass
+  step "Node $NODE_BELOW (below engines; the README's Runtimes says what breaks): ESM, CJS, otel, ai-sdk"
+  (cd "$APP" && npx --yes -p "node@$NODE_BELOW" -c 'node flows/esm.mjs && node flows/cjs.cjs && node flows/otel.mjs && node flows/ai-sdk.mjs')
+  pass
 fi
 
 step "TypeScript $TS_VERSION consumers (strict)"
@@ -193,6 +201,11 @@ if [ "$browser" = 1 ]; then
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/proxy-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/proxy-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
+  pass
+  step "Chromium: the dev-server recipe of docs/browser-apps.md (the page on one port, omnimedia/proxy on another)"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/dev-server-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/dev-server-page.js" --log-level=warning)
+  (cd "$APP" && "$NODE" browser/dev-server-run.mjs "$WORK/dev-server-page.js" "$MOCK_URL" "$ROOT")
   pass
   step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \
