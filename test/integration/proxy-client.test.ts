@@ -40,9 +40,31 @@ describe('new OmniMedia({ proxyURL })', () => {
     }
   });
 
-  it('a relative proxyURL where there is no page is a ValidationError naming it', () => {
-    expect(() => new OmniMedia({ proxyURL: '/api/omnimedia' })).toThrow(/proxyURL: must be an absolute http\(s\) URL/);
-    expect(() => new OmniMedia({ proxyURL: 'ftp://x/y' })).toThrow(/proxyURL: must be an absolute http\(s\) URL/);
+  // Next.js renders a 'use client' page on the server while it builds: a client made at the
+  // page module's top failed `next build` with this ValidationError (issue 29).
+  it('a relative proxyURL where there is no page yet (server rendering) is valid, and resolves at the first request', async () => {
+    const seen: string[] = [];
+    const fetch = async (input: Request | string | URL) => (seen.push(String(input)), Response.json({ task_id: 'task_1', status: 'pending' }));
+    const rendered = new OmniMedia({ proxyURL: '/api/omnimedia', fetch });
+    const tasks = new TasksClient({ proxyURL: '/api/omnimedia', fetch });
+    expect(rendered.baseURL).toBe('/api/omnimedia/');
+    // A request with still no page: a ValidationError naming proxyURL, nothing sent.
+    await expect(rendered.images.generate({ model: 'omni-image', prompt: 'a fox' })).rejects.toThrow(
+      expect.objectContaining({ name: 'ValidationError', issues: [expect.objectContaining({ path: 'proxyURL', message: expect.stringMatching(/no page to resolve it against/) })] }),
+    );
+    await expect(tasks.retrieve('task_1')).rejects.toBeInstanceOf(ValidationError);
+    expect(seen).toEqual([]);
+    // In the browser the same module's client has a page by its first request.
+    vi.stubGlobal('location', { href: 'https://app.example.com/studio/new?draft=1' });
+    await rendered.images.generate({ model: 'omni-image', prompt: 'a fox' });
+    await tasks.retrieve('task_1');
+    expect(seen).toEqual(['https://app.example.com/api/omnimedia/v1/images/generations', 'https://app.example.com/api/omnimedia/v1/tasks/task_1']);
+  });
+
+  it('a proxyURL that is not http(s) is a ValidationError naming it, page or not', () => {
+    expect(() => new OmniMedia({ proxyURL: 'ftp://x/y' })).toThrow(/proxyURL: must be an http\(s\) URL, absolute or relative to the page/);
+    vi.stubGlobal('location', { href: 'https://app.example.com/' });
+    expect(() => new OmniMedia({ proxyURL: 'javascript:alert(1)' })).toThrow(/proxyURL: must be an http\(s\) URL/);
   });
 
   it('sends no key (not even the environment\u2019s), the page\u2019s cookies (credentials same-origin), and nothing fails locally for want of a key', async () => {
