@@ -14,11 +14,11 @@ import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE } from '../schemas/video-rules.ts'
 import { parseInput } from '../validation/parse.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
-import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission } from './options.ts';
-import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
+import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission, type ServiceSettings } from './options.ts';
+import { checkOrigin, corsHeaders, preflightHeaders, requestHost } from './origin.ts';
 import { pageBody, readJson } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
-import { forward, type UpstreamAnswer } from './upstream.ts';
+import { forward, type UpstreamAnswer, type UpstreamSettings } from './upstream.ts';
 import { checkUpload, uploadStream } from './upload.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
 import { errorText } from '../internal/error-text.ts';
@@ -148,6 +148,22 @@ async function submitted(settings: ProxySettings, submission: ProxySubmission): 
   clearTimeout(timer);
 }
 
+/**
+ * What the upstream requests run with, once the key and base URL are known (see
+ * `ProxySettings.service`): until then every request that would be forwarded is a 500, and the
+ * log says what is missing. The page is told nothing of it.
+ */
+function upstreamOf(settings: ProxySettings): UpstreamSettings {
+  let service: ServiceSettings;
+  try {
+    service = settings.service();
+  } catch (error) {
+    settings.logger.error(`proxy: request refused, nothing forwarded: ${errorText(error)}`);
+    throw new ProxyRefusal(500, 'proxy_not_configured', 'the proxy is not configured: nothing was forwarded');
+  }
+  return { ...service, fetch: settings.fetch, timeout: settings.timeout, logger: settings.logger };
+}
+
 /** A submission's JSON body as the client checks it, `callback_url` the app's (or none). */
 async function submissionBody(settings: ProxySettings, route: Route, request: Request, read: () => Promise<Uint8Array | undefined>): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
@@ -178,10 +194,11 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
   const identity = await identify(settings, request);
   const { operation } = route;
   await limit(settings, operation, identity);
+  const upstream = upstreamOf(settings);
   if (operation === 'task_query') {
     // No body to read: the page going away is all that ends it early.
     await allow(settings, request, identity, operation, { task_id: route.taskId });
-    return forward(settings, { route, signal: request.signal });
+    return forward(upstream, { route, signal: request.signal });
   }
   const page = pageBody(request.body, request.signal, settings.idleTimeout);
   try {
@@ -192,7 +209,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
       let refused: ProxyRefusal | undefined;
       const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
       try {
-        return await forward(settings, {
+        return await forward(upstream, {
           route,
           contentType: framing.contentType,
           body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
@@ -204,7 +221,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request):
     }
     const body = await submissionBody(settings, route, request, page.read);
     await allow(settings, request, identity, operation, body);
-    const answer = await forward(settings, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
+    const answer = await forward(upstream, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
     const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
     if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string') await submitted(settings, { identity, operation, task_id: taskId });
     return answer;
@@ -231,7 +248,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
   const settings = resolveProxyOptions(options, readEnv);
   const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
 
-  const serve = async (method: string, target: string, host: string, build: () => Request): Promise<Response | undefined> => {
+  const serve = async (method: string, target: string, build: () => Request): Promise<Response | undefined> => {
     const route = routeOf(method, target, settings.basePath);
     if (route === undefined) return undefined;
     if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
@@ -243,7 +260,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request cannot be read (its Host header?)'));
     }
     try {
-      const verdict = checkOrigin(request.headers, method, host, settings.allowedOrigins);
+      const verdict = checkOrigin(request.headers, method, requestHost(request.headers, settings.trustProxy), settings.allowedOrigins);
       if (!verdict.allowed) throw new ProxyRefusal(403, 'cross_site', `refused: ${verdict.reason}`);
       if (route.preflight) {
         if (!verdict.corsOrigin || request.headers.get('access-control-request-method') !== route.method)
@@ -266,17 +283,11 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
   return {
     handler: async (request) => {
       if (!URL.canParse(request.url)) return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL cannot be read'));
-      const url = new URL(request.url);
-      // The runtime built this URL; one naming a host neither Host header names came from an
-      // absolute-form target (@hono/node-server takes it as the URL). Never where the request
-      // goes (that is the base URL), but refused as the raw-target check refuses it.
-      const named = (header: string) => {
-        const value = request.headers.get(header)?.split(',')[0]?.trim();
-        return value ? hostOf(value, url.protocol === 'https:' ? 'https:' : 'http:') : undefined;
-      };
-      if (request.headers.has('host') && url.host !== named('host') && url.host !== named('x-forwarded-host'))
-        return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL names another host than the Host header (an absolute-form target?)'));
-      return (await serve(request.method, `${url.pathname}${url.search}`, url.host, () => request)) ?? notFound();
+      // Only the path of the runtime's URL is read. Its host is the framework's (Next.js names
+      // localhost whatever the browser asked), and so may its query be (Next's edge runtime adds
+      // the catch-all segments: ?path=v1&path=tasks&path=...): neither chooses anything, and
+      // neither is forwarded (the upstream URL is the base URL and the endpoint).
+      return (await serve(request.method, new URL(request.url).pathname, () => request)) ?? notFound();
     },
     nodeHandler: nodeHandlerOf(serve, notFound),
   };

@@ -61,8 +61,8 @@ export interface NodeProxyResponse {
   readonly headersSent?: boolean | undefined;
 }
 
-/** What the proxy itself runs: the method, the raw target, the host, and the `Request` built on demand. */
-export type Serve = (method: string, target: string, host: string, request: () => Request) => Promise<Response | undefined>;
+/** What the proxy itself runs: the method, the raw target, and the `Request` built on demand. */
+export type Serve = (method: string, target: string, request: () => Request) => Promise<Response | undefined>;
 
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -167,8 +167,8 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
     const method = req.method ?? 'GET';
     const target = req.originalUrl ?? req.url ?? '/';
     const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https:' : 'http:';
+    // The Request's URL, for `authorize` and `policy` to read: the Host header's (a bad one is a 400).
     const sent = first(req.headers.host) ?? 'localhost';
-    // As the page's Origin writes it (no default port), for the origin check; the URL the same.
     const host = hostOf(sent, scheme) ?? sent;
     let drop: (() => Promise<void>) | undefined;
     const build = () => {
@@ -176,7 +176,7 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
       drop = built.drop;
       return built.request;
     };
-    serve(method, target, host, build)
+    serve(method, target, build)
       .then(async (answer) => {
         if (answer === undefined && next) return next();
         await write(res, answer ?? notFound(), drop && !req.readableEnded ? drop : undefined);
