@@ -16,12 +16,14 @@ import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answe
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
 import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission, type ServiceSettings } from './options.ts';
 import { checkOrigin, corsHeaders, preflightHeaders, requestHost } from './origin.ts';
-import { pageBody, readJson } from './page-body.ts';
+import { pageBody, readJson, type PageBody } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
 import { forward, type UpstreamAnswer, type UpstreamSettings } from './upstream.ts';
 import { checkUpload, uploadStream } from './upload.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
 import { errorText } from '../internal/error-text.ts';
+import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
+import { readAnswer } from '../schemas/tolerant.ts';
 
 /**
  * Thrown by `authorize` or `policy` to refuse a request: the page gets 403 with this message
@@ -128,13 +130,22 @@ async function allow(settings: ProxySettings, request: Request, identity: ProxyI
 const MAX_ON_SUBMITTED_WAIT_MS = 5_000;
 
 /**
- * `onSubmitted`, once per accepted submission, before the page gets its task: but a hook that
- * fails or hangs costs the page nothing. Past `timeout` (5 s at most: the page's client is
- * waiting on the same clock, and a submission it gave up on is not retried) the page gets its
- * task while the hook goes on; its failure is logged whenever it comes.
+ * `onSubmitted`, once per submission the service accepted (a 2xx), before the page gets its
+ * task: but a hook that fails or hangs costs the page nothing. Past `timeout` (5 s at most: the
+ * page's client is waiting on the same clock, and a submission it gave up on is not retried)
+ * the page gets its task while the hook goes on; its failure is logged whenever it comes. The
+ * task id is read as the page's client reads it (a whole number is its decimal string); an
+ * accepted answer without a usable one is logged as an error, since the task may be billed.
  */
-async function submitted(settings: ProxySettings, submission: ProxySubmission): Promise<void> {
+async function runOnSubmitted(settings: ProxySettings, identity: ProxyIdentity, operation: ProxyOperation, answer: UpstreamAnswer): Promise<void> {
   if (!settings.onSubmitted) return;
+  const read = readAnswer(answer.body, SUBMISSION_ANSWER);
+  if (!('value' in read)) {
+    const problems = read.problems.map((p) => `${p.field || 'the answer'} ${p.message}`).join('; ');
+    settings.logger.error(`proxy: the service accepted a ${operation} of ${String(identity.id)} (${answer.status}) without a usable task id (${problems}): onSubmitted was not called, and the task may be billed`);
+    return;
+  }
+  const submission: ProxySubmission = { identity, operation, task_id: read.value.task_id as string };
   const hook = settings.onSubmitted;
   const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
   const running = (async () => hook(submission))().then(
@@ -190,44 +201,42 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
 }
 
 /** Everything after the origin check: who asks, the limit, the body, the policy, the one upstream request. */
-async function proceed(settings: ProxySettings, route: Route, request: Request): Promise<UpstreamAnswer> {
+async function proceed(settings: ProxySettings, route: Route, request: Request, page: PageBody | undefined): Promise<UpstreamAnswer> {
   const identity = await identify(settings, request);
   const { operation } = route;
   await limit(settings, operation, identity);
   const upstream = upstreamOf(settings);
-  if (operation === 'task_query') {
+  if (operation === 'task_query' || !page) {
     // No body to read: the page going away is all that ends it early.
     await allow(settings, request, identity, operation, { task_id: route.taskId });
     return forward(upstream, { route, signal: request.signal });
   }
-  const page = pageBody(request.body, request.signal, settings.idleTimeout);
-  try {
-    if (operation === 'image_upload' || operation === 'video_upload') {
-      const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
-      await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
-      const framing = await multipartFraming(upload.filename, upload.type.mediaType);
-      let refused: ProxyRefusal | undefined;
-      const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
-      try {
-        return await forward(upstream, {
-          route,
-          contentType: framing.contentType,
-          body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
-          signal: page.exchange.signal,
-        });
-      } catch (error) {
-        throw refused ?? error;
-      }
+  if (operation === 'image_upload' || operation === 'video_upload') {
+    const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
+    await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
+    const framing = await multipartFraming(upload.filename, upload.type.mediaType);
+    let refused: ProxyRefusal | undefined;
+    const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
+    let answer: UpstreamAnswer;
+    try {
+      answer = await forward(upstream, {
+        route,
+        contentType: framing.contentType,
+        body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
+        signal: page.exchange.signal,
+      });
+    } catch (error) {
+      throw refused ?? error;
     }
-    const body = await submissionBody(settings, route, request, page.read);
-    await allow(settings, request, identity, operation, body);
-    const answer = await forward(upstream, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
-    const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
-    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string') await submitted(settings, { identity, operation, task_id: taskId });
+    // A runtime may have ended the request at the refusal and passed the service's answer on.
+    if (refused) throw refused;
     return answer;
-  } finally {
-    page.exchange.close();
   }
+  const body = await submissionBody(settings, route, request, page.read);
+  await allow(settings, request, identity, operation, body);
+  const answer = await forward(upstream, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
+  if (answer.status >= 200 && answer.status < 300) await runOnSubmitted(settings, identity, operation, answer);
+  return answer;
 }
 
 /**
@@ -248,12 +257,18 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
   const settings = resolveProxyOptions(options, readEnv);
   const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
 
-  const serve = async (method: string, target: string, build: () => Request): Promise<Response | undefined> => {
+  /**
+   * Answer one request. `lingers`: before a refusal, read and drop what the page still sends
+   * (for a while: `linger`), so that a page still sending reads the answer; `handler` does (its
+   * runtime writes the answer only once it is returned), `nodeHandler` lingers after writing.
+   */
+  const serve = async (method: string, target: string, build: () => Request, lingers: boolean): Promise<Response | undefined> => {
     const route = routeOf(method, target, settings.basePath);
     if (route === undefined) return undefined;
     if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
     let cors: Record<string, string> = {};
     let request: Request;
+    let page: PageBody | undefined;
     try {
       request = build();
     } catch {
@@ -268,15 +283,19 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
         return new Response(null, { status: 204, headers: { ...ANSWER_HEADERS, ...preflightHeaders(verdict.corsOrigin, request.headers.get('access-control-request-headers')) } });
       }
       cors = corsHeaders(verdict.corsOrigin);
-      const answer = await proceed(settings, route, request);
+      page = route.method === 'POST' ? pageBody(request.body, request.signal, settings.idleTimeout) : undefined;
+      const answer = await proceed(settings, route, request, page);
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
+      if (lingers) await page?.drop();
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
       // The page went away (fetch-style servers abort its signal with reasons of their own).
       if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
         return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
       settings.logger.error(`proxy: ${method} ${route.path}: ${errorText(error)}`);
       return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
+    } finally {
+      page?.exchange.close();
     }
   };
 
@@ -287,8 +306,8 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       // localhost whatever the browser asked), and so may its query be (Next's edge runtime adds
       // the catch-all segments: ?path=v1&path=tasks&path=...): neither chooses anything, and
       // neither is forwarded (the upstream URL is the base URL and the endpoint).
-      return (await serve(request.method, new URL(request.url).pathname, () => request)) ?? notFound();
+      return (await serve(request.method, new URL(request.url).pathname, () => request, true)) ?? notFound();
     },
-    nodeHandler: nodeHandlerOf(serve, notFound),
+    nodeHandler: nodeHandlerOf((method, target, build) => serve(method, target, build, false), notFound),
   };
 }

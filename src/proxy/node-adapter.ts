@@ -6,6 +6,7 @@
  * objects are driven by their shape.
  */
 import { hostOf } from './origin.ts';
+import { linger } from './page-body.ts';
 
 /**
  * The request `nodeHandler` reads, by shape: Node's `IncomingMessage`, Express's and Fastify's
@@ -67,29 +68,6 @@ export type Serve = (method: string, target: string, request: () => Request) => 
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
-/**
- * How long the rest of a refused body is read (and dropped) after the answer, before the
- * connection is closed: closing a socket with unread bytes in it makes the kernel reset the
- * connection, and a reset can destroy the answer before the page reads it (a lingering close,
- * as nginx does).
- */
-const LINGER_MS = 2_000;
-
-/** Read and drop what is left of a body for at most `LINGER_MS`, then let the socket go. */
-async function linger(chunks: AsyncIterator<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = new Promise<'stop'>((resolve) => (timer = setTimeout(() => resolve('stop'), LINGER_MS)));
-  try {
-    for (;;) {
-      const step = await Promise.race([chunks.next(), stop]);
-      if (step === 'stop') return void (await chunks.return?.()); // closes the socket, long after the answer
-      if (step.done) return; // the body ended: the connection is clean, kept alive
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The request's body as a web stream pulled from Node's (and how to drop its rest after a

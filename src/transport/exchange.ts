@@ -68,6 +68,15 @@ export class Exchange {
     return raceAbort(promise, this.#controller.signal, () => this.#reason);
   }
 
+  /**
+   * Cut the exchange short now with `reason`, as a caller's abort would: what streams its
+   * request body aborts the request this way when the body fails (a runtime may take a body
+   * stream that errors as one that ended: workerd does).
+   */
+  cancel(reason: unknown): void {
+    this.#end('caller', reason);
+  }
+
   /** Let go of the caller's signal and the timer. The exchange can no longer be cut short. */
   close(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -21,7 +21,7 @@ afterEach(() => {
 afterAll(() => upstream.close());
 
 const logs: string[] = [];
-const logger = { error: (line: string) => void logs.push(`error ${line}`), warn: (line: string) => void logs.push(`warn ${line}`) };
+const logger = { error: (line: string) => void logs.push(`error ${line}`), warn: (line: string) => void logs.push(`warn ${line}`), info() {}, debug() {} };
 const proxyOf = (options: Partial<ProxyOptions> = {}) =>
   createProxy({ apiKey: KEY, baseURL: upstream.url, basePath: '/api/omnimedia', authorize: () => ({ id: 'alice' }), logger, ...options });
 

@@ -1,0 +1,72 @@
+// The proxy in Cloudflare's runtime: a Worker bundled as wrangler bundles one (esbuild, the
+// workerd, worker and browser conditions, one ES module) and run in workerd through Miniflare
+// (no nodejs_compat; `cf: false`, so that it fetches nothing from the internet), listening on a
+// free loopback port. `omnimedia/proxy` is the source tree's, or, with OMNIMEDIA_WORKERD_FROM
+// set to a project that installed the packed tarball (test/package/run.sh), that tarball's.
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+
+const SOURCE_PROXY = fileURLToPath(new URL('../../src/proxy/index.ts', import.meta.url));
+/** The consumer project whose installed `omnimedia/proxy` the Workers are built from, if any. */
+export const WORKERD_FROM = process.env.OMNIMEDIA_WORKERD_FROM;
+
+/** A Worker running in workerd. */
+export interface RunningWorker {
+  url: string;
+  port: number;
+  /** What the Worker wrote with console.* (the proxy's logger), one line each. */
+  logs: string[];
+  close: () => Promise<void>;
+}
+
+/** One ES module of `entry` and everything it imports, as wrangler builds a Worker. */
+export async function bundleWorker(entry: string): Promise<string> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    ...(WORKERD_FROM ? { nodePaths: [`${WORKERD_FROM}/node_modules`] } : { alias: { 'omnimedia/proxy': SOURCE_PROXY } }),
+  });
+  return result.outputFiles[0]!.text;
+}
+
+function lines(stream: Readable, into: string[]): void {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop() ?? '';
+    into.push(...parts.filter((line) => line.trim() !== ''));
+  });
+}
+
+/** Run `script` (a bundled Worker) in workerd with these bindings, on a free loopback port. */
+export async function startWorker(script: string, bindings: Record<string, string>): Promise<RunningWorker> {
+  const logs: string[] = [];
+  const mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2026-07-01',
+    bindings,
+    cf: false,
+    host: '127.0.0.1',
+    port: 0,
+    log: new Log(LogLevel.NONE),
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      lines(stdout, logs);
+      lines(stderr, logs);
+    },
+  });
+  const url = await mf.ready;
+  return { url: url.origin, port: Number(url.port), logs, close: () => mf.dispose() };
+}
+
+/** The Workers recipe, examples/proxy-cloudflare/worker.ts, bundled. */
+export const recipeWorker = () => bundleWorker(fileURLToPath(new URL('../../examples/proxy-cloudflare/worker.ts', import.meta.url)));
