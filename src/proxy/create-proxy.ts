@@ -142,7 +142,7 @@ async function runOnSubmitted(settings: ProxySettings, identity: ProxyIdentity, 
   const read = readAnswer(answer.body, SUBMISSION_ANSWER);
   if (!('value' in read)) {
     const problems = read.problems.map((p) => `${p.field || 'the answer'} ${p.message}`).join('; ');
-    settings.logger.error(`proxy: the service accepted a ${operation} of ${String(identity.id)} (${answer.status}) without a usable task id (${problems}): onSubmitted was not called, and the task may be billed`);
+    settings.logger.error(`proxy: the service accepted a submission (${operation}) of ${String(identity.id)} (${answer.status}) without a usable task id (${problems}): onSubmitted was not called, and the task may be billed`);
     return;
   }
   const submission: ProxySubmission = { identity, operation, task_id: read.value.task_id as string };
