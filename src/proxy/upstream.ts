@@ -105,7 +105,7 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
       void response.body?.cancel().catch(() => {});
       throw tooLarge();
     }
-    const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+    const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
     const { json, text } = safeBody(response.status, bytes, settings.keyForms);
     return { status: response.status, headers: passedHeaders(response.headers, settings.keyForms), body: json, text };

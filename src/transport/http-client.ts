@@ -284,7 +284,7 @@ export class HttpClient {
         response.body?.cancel().catch(() => {});
         throw tooLarge();
       }
-      const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+      const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES, this.#config.proxied);
       if (overflow) throw tooLarge();
       const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
       return request.parse ? request.parse(json, meta) : (json as T);
@@ -300,7 +300,7 @@ export class HttpClient {
 
   /** The `APIError` of an error status, with the first 64 KiB of its body. */
   async #errorOf(response: Response, exchange: Exchange, request: HttpRequest<unknown>): Promise<APIError> {
-    const { bytes } = await readBody(response.body, exchange, MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
+    const { bytes } = await readBody(response, exchange, MAX_ERROR_BODY_BYTES, this.#config.proxied).catch((error: unknown) => {
       // A body that breaks off is no reason to hide the status: keep what there is (nothing).
       if (exchange.ended) throw error;
       return { bytes: new Uint8Array(0) };

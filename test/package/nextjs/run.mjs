@@ -119,8 +119,16 @@ async function playPage(browser, origin, label) {
     ]) {
       await page.locator('input[name=prompt]').fill(`a ${what} from ${label}`);
       if (file) await page.locator('input[name=image]').setInputFiles(file);
+      const submitted = page.waitForResponse((response) => /\/v1\/(?:images\/generations|video\/generate)$/.test(response.url()));
       await page.locator('button[type=submit]').click();
-      await page.waitForFunction(() => ['completed', 'failed', 'error'].includes(document.querySelector('#status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      await submitted;
+      const before = shown.at(-1)?.url ?? '';
+      // Until the page shows this call's end (its last call's result stays on show until then).
+      await page.waitForFunction(
+        (previous) => ['failed', 'error'].includes(document.querySelector('#status')?.textContent ?? '') || ((document.querySelector('#result')?.textContent ?? previous) !== previous && document.querySelector('#status')?.textContent === 'completed'),
+        before,
+        { timeout: 60_000 },
+      );
       const status = await page.locator('#status').textContent();
       const url = (await page.locator('#result').count()) ? await page.locator('#result').textContent() : '';
       const error = (await page.locator('#error').count()) ? await page.locator('#error').textContent() : '';
@@ -205,7 +213,7 @@ try {
     if (runtime === 'nodejs') figures.pageChunk = await omnimediaChunks(app);
     since = performance.now();
     const next = await startNext(app, runEnv);
-    const front = await startReverseProxy(next.url, PUBLIC_HOST);
+    const front = await startReverseProxy(next.url);
     try {
       await playPage(browser, next.url, `${runtime} at 127.0.0.1`);
       await playPage(browser, `http://${PUBLIC_HOST}:${front.port}`, `${runtime} behind a reverse proxy (Host: ${PUBLIC_HOST})`);
