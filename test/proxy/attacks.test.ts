@@ -16,12 +16,12 @@ describe.each(MODES)('not a relay, second pass (%s handler)', (mode) => {
   beforeAll(async () => {
     upstream = await startRecorder(ok);
     proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'] }, mode);
-  })
+  }, 30_000);
   afterEach(() => void (upstream.requests.length = 0));
   afterAll(async () => {
     await proxy.close();
     await upstream.close();
-  }, 30_000);
+  });
 
   const send = (method: string, target: string, extra: string[] = []) =>
     rawRequest(proxy.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\n${extra.map((h) => `${h}\r\n`).join('')}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
@@ -69,12 +69,12 @@ describe.each(MODES)('uploads stream, second pass (%s handler)', (mode) => {
   beforeAll(async () => {
     upstream = await startRecorder(ok);
     proxy = await startProxy({ upstream: upstream.url }, mode);
-  })
+  }, 30_000);
   afterEach(() => void (upstream.requests.length = 0));
   afterAll(async () => {
     await proxy.close();
     await upstream.close();
-  }, 30_000);
+  });
 
   const upload = (body: Buffer, boundary = 'b') =>
     rawRequest(
@@ -153,7 +153,7 @@ describe.each(MODES)('a page-sent callback_url never reaches the service, howeve
   it.each([
     ['without callbackURL', undefined],
     ['with callbackURL', 'https://app.example.com/hooks/omnimedia'],
-  ])('%s: no key a service could read as callback_url but the app\u2019s own', async (_name, callbackURL) => {
+  ])('%s: no key a service could read as callback_url but the app\u2019s own', { timeout: 60_000 }, async (_name, callbackURL) => {
     const proxy = await startProxy({ upstream: upstream.url, ...(callbackURL ? { callbackURL } : {}) }, mode);
     try {
       for (const key of SPELLINGS) {
@@ -467,7 +467,7 @@ describe('who asks: what authorize may return, and the limits keyed by it', () =
 });
 
 describe.each(MODES)('log lines (%s handler)', (mode) => {
-  it('hold neither the key nor the page\u2019s cookie or Authorization, whatever fails', async () => {
+  it('hold neither the key nor the page\u2019s cookie or Authorization, whatever fails', { timeout: 60_000 }, async () => {
     let how = 'reset';
     const upstream = await startRecorder((request, res) => {
       const echo = `${request.headers.authorization} ${request.headers.cookie}`;

@@ -19,7 +19,7 @@ const MiB = 1024 * 1024;
 let script: string;
 beforeAll(async () => {
   script = await recipeWorker();
-});
+}, 30_000);
 
 describe('the Workers recipe in workerd, in front of the mock service', () => {
   let mock: MockServer;

@@ -4,6 +4,8 @@
 // free loopback port. `omnimedia/proxy` is the source tree's, or, with OMNIMEDIA_WORKERD_FROM
 // set to a project that installed the packed tarball (test/package/run.sh), that tarball's.
 import type { Readable } from 'node:stream';
+import { copyFile, mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Log, LogLevel, Miniflare } from 'miniflare';
@@ -23,6 +25,14 @@ export interface RunningWorker {
 
 /** One ES module of `entry` and everything it imports, as wrangler builds a Worker. */
 export async function bundleWorker(entry: string): Promise<string> {
+  // From the tarball's project, the entry is copied there: resolved from the repo, the package
+  // name would find the repo's own dist/ (a package may import itself by name).
+  if (WORKERD_FROM) {
+    const copy = join(WORKERD_FROM, 'workers', basename(entry));
+    await mkdir(dirname(copy), { recursive: true });
+    await copyFile(entry, copy);
+    entry = copy;
+  }
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -31,9 +41,15 @@ export async function bundleWorker(entry: string): Promise<string> {
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022',
     write: false,
+    metafile: true,
     logLevel: 'silent',
-    ...(WORKERD_FROM ? { nodePaths: [`${WORKERD_FROM}/node_modules`] } : { alias: { 'omnimedia/proxy': SOURCE_PROXY } }),
+    // Not the repo's tsconfig paths (which name src/): the source tree's, or the tarball's install.
+    tsconfigRaw: '{}',
+    ...(WORKERD_FROM ? {} : { alias: { 'omnimedia/proxy': SOURCE_PROXY } }),
   });
+  const inputs = Object.keys(result.metafile.inputs);
+  const from = WORKERD_FROM ? 'node_modules/omnimedia/dist/' : 'src/proxy/';
+  if (!inputs.some((input) => input.includes(from))) throw new Error(`the Worker was not built from ${from}: ${inputs.join(', ')}`);
   return result.outputFiles[0]!.text;
 }
 
