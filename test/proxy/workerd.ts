@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { Log, LogLevel, Miniflare } from 'miniflare';
 
 const SOURCE_PROXY = fileURLToPath(new URL('../../src/proxy/index.ts', import.meta.url));
@@ -23,6 +23,18 @@ export interface RunningWorker {
   close: () => Promise<void>;
 }
 
+/** esbuild's options for a Worker, as wrangler's: one ES module, the worker conditions, no node: built-ins. */
+export const WORKER_BUILD = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  conditions: ['workerd', 'worker', 'browser'],
+  target: 'es2022',
+  write: false,
+  metafile: true,
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
+
 /** One ES module of `entry` and everything it imports, as wrangler builds a Worker. */
 export async function bundleWorker(entry: string): Promise<string> {
   // From the tarball's project, the entry is copied there: resolved from the repo, the package
@@ -34,15 +46,8 @@ export async function bundleWorker(entry: string): Promise<string> {
     entry = copy;
   }
   const result = await build({
+    ...WORKER_BUILD,
     entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
     // Not the repo's tsconfig paths (which name src/): the source tree's, or the tarball's install.
     tsconfigRaw: '{}',
     ...(WORKERD_FROM ? {} : { alias: { 'omnimedia/proxy': SOURCE_PROXY } }),
