@@ -208,7 +208,7 @@ export class HttpClient {
     if (URL.canParse(baseURL)) return (this.#base = baseURL);
     const page = (globalThis as { location?: { href?: string } }).location?.href;
     if (page === undefined || !URL.canParse(baseURL, page))
-      throw new ValidationError([{ path: 'proxyURL', message: `is relative ("${baseURL}") and there is no page to resolve it against (server rendering?): nothing was sent` }]);
+      throw new ValidationError([{ path: 'proxyURL', message: `is relative, and there is no page (server rendering?): nothing was sent` }]);
     return (this.#base = new URL(baseURL, page).href);
   }
 

@@ -50,7 +50,7 @@ describe('new OmniMedia({ proxyURL })', () => {
     expect(rendered.baseURL).toBe('/api/omnimedia/');
     // A request with still no page: a ValidationError naming proxyURL, nothing sent.
     await expect(rendered.images.generate({ model: 'omni-image', prompt: 'a fox' })).rejects.toThrow(
-      expect.objectContaining({ name: 'ValidationError', issues: [expect.objectContaining({ path: 'proxyURL', message: expect.stringMatching(/no page to resolve it against/) })] }),
+      expect.objectContaining({ name: 'ValidationError', issues: [expect.objectContaining({ path: 'proxyURL', message: expect.stringMatching(/is relative, and there is no page/) })] }),
     );
     await expect(tasks.retrieve('task_1')).rejects.toBeInstanceOf(ValidationError);
     expect(seen).toEqual([]);
