@@ -240,6 +240,15 @@ async function proceed(settings: ProxySettings, route: Route, request: Request, 
 }
 
 /**
+ * Whether the runtime closes a connection on the request's unread bytes as soon as the answer
+ * is written: Cloudflare's workerd does (`navigator.userAgent` is `Cloudflare-Workers` there),
+ * and a page still sending then reads a reset, not the refusal. There the rest of a refused
+ * body is dropped (for up to 2 s) before the answer; elsewhere the answer goes at once (a 413
+ * at the moment the limit is passed) and the rest is dropped behind it.
+ */
+const drainsBeforeAnswer = () => (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
+
+/**
  * Mount the service on your server for your pages: `new OmniMedia({ proxyURL })` in the page
  * then has the whole client, and the key stays here. Only the spec's seven endpoints are
  * forwarded, only to `baseURL`, only after `authorize` (required), the origin check, the rate
@@ -258,9 +267,10 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
   const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
 
   /**
-   * Answer one request. `lingers`: before a refusal, read and drop what the page still sends
-   * (for a while: `linger`), so that a page still sending reads the answer; `handler` does (its
-   * runtime writes the answer only once it is returned), `nodeHandler` lingers after writing.
+   * Answer one request. `lingers`: after a refusal, read and drop what the page still sends
+   * (for a while: `linger`), so that its connection is not reset on unread bytes: `handler`
+   * does (in the background, or before answering where `DRAINS_BEFORE_ANSWER`),
+   * `nodeHandler` lingers after writing.
    */
   const serve = async (method: string, target: string, build: () => Request, lingers: boolean): Promise<Response | undefined> => {
     const route = routeOf(method, target, settings.basePath);
@@ -287,7 +297,10 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
       const answer = await proceed(settings, route, request, page);
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
-      if (lingers) await page?.drop();
+      if (lingers) {
+        const dropping = page?.drop();
+        if (drainsBeforeAnswer()) await dropping;
+      }
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
       // The page went away (fetch-style servers abort its signal with reasons of their own).
       if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
