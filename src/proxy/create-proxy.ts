@@ -243,7 +243,7 @@ async function proceed(settings: ProxySettings, route: Route, request: Request, 
  * Whether the runtime closes a connection on the request's unread bytes as soon as the answer
  * is written: Cloudflare's workerd does (`navigator.userAgent` is `Cloudflare-Workers` there),
  * and a page still sending then reads a reset, not the refusal. There the rest of a refused
- * body is dropped (for up to 2 s) before the answer; elsewhere the answer goes at once (a 413
+ * body is dropped (`linger`) before the answer; elsewhere the answer goes at once (a 413
  * at the moment the limit is passed) and the rest is dropped behind it.
  */
 const drainsBeforeAnswer = () => (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';

@@ -2,7 +2,7 @@
  * Reading the page's request body: every read under `idleTimeout` (a body that makes no
  * progress for that long is a 408, and whatever it was feeding upstream is aborted with it),
  * reads of at least 16 KiB whatever the page's framing, JSON bodies capped at 1 MiB and parsed
- * strictly, and the rest of a refused body read and dropped for a while (`linger`).
+ * strictly, and the rest of a refused body read and dropped while it keeps coming (`linger`).
  */
 import { concatBytes } from '../internal/bytes.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
@@ -20,23 +20,28 @@ const MIN_READ = 16 * 1024;
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /**
- * How long the rest of a refused body is read and dropped before the connection may close:
- * 2 s. A server that closes on unread bytes resets the connection (the kernel does, and
- * workerd), and a page still sending then never reads the answer (a lingering close, as nginx
- * does).
+ * How long the rest of a refused body is read and dropped before the connection may close: as
+ * long as it keeps coming (a read at least every 5 s), 30 s at most, as nginx's lingering
+ * close does. A server that closes on unread bytes resets the connection (the kernel does, and
+ * workerd), and a page still sending then never reads the answer (2 s was too short for a
+ * 30 MiB upload through workerd on a busy machine).
  */
-const LINGER_MS = 2_000;
+const LINGER_IDLE_MS = 5_000;
+const LINGER_MAX_MS = 30_000;
 
 /**
- * Read and drop what is left of a body (`chunks`) for at most `LINGER_MS`, then let it go
- * (`return()`: closes a socket, cancels a stream).
+ * Read and drop what is left of a body (`chunks`) while it keeps coming (see `LINGER_IDLE_MS`),
+ * then let it go (`return()`: closes a socket, cancels a stream).
  */
 export async function linger(chunks: { next(): Promise<{ done?: boolean | undefined }>; return?(): unknown }): Promise<void> {
+  const until = Date.now() + LINGER_MAX_MS;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = new Promise<'stop'>((resolve) => (timer = setTimeout(() => resolve('stop'), LINGER_MS)));
   try {
     for (;;) {
+      const wait = Math.min(LINGER_IDLE_MS, until - Date.now());
+      const stop = new Promise<'stop'>((resolve) => (timer = setTimeout(() => resolve('stop'), Math.max(0, wait))));
       const step = await Promise.race([chunks.next(), stop]);
+      clearTimeout(timer);
       if (step === 'stop') return void (await chunks.return?.());
       if (step.done) return; // the body ended: the connection is clean, kept alive
     }
