@@ -6,7 +6,7 @@
 import { MemoryRateLimits } from '../coordination/memory.ts';
 import type { Coordination, RateLimitStore } from '../coordination/ports.ts';
 import { createLogger, type LevelledLogger, type Logger } from '../internal/logger.ts';
-import { objectOf, OptionProblems } from '../option-checks.ts';
+import { objectOf, OptionProblems, serviceAddressProblem } from '../option-checks.ts';
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
@@ -189,8 +189,8 @@ function checkKey(apiKey: unknown, problems: OptionProblems): void {
 function checkBaseURL(baseURL: unknown, problems: OptionProblems): void {
   if (!isHttpURL(baseURL)) problems.add('baseURL', `is required, an absolute http(s) URL: pass baseURL or set OMNIMEDIA_BASE_URL (got ${JSON.stringify(baseURL) ?? 'nothing'})`);
   else {
-    const url = new URL(baseURL);
-    if (url.username || url.password || url.search || url.hash) problems.add('baseURL', 'must not hold a user name, a password, a query or a fragment');
+    const problem = serviceAddressProblem(baseURL, new URL(baseURL));
+    if (problem) problems.add('baseURL', problem);
   }
 }
 
