@@ -115,9 +115,10 @@ export interface ClientOptions {
   coordination?: Coordination;
   /**
    * In a page: the app's proxy (`createProxy` from `omnimedia/proxy`, mounted on your server),
-   * which holds the key. Relative URLs resolve against the page; requests go to
-   * `<proxyURL>/v1/...` with the page's cookies (`credentials: 'same-origin'`). Not with `apiKey`
-   * or `baseURL`. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
+   * which holds the key. Relative URLs resolve against the page (where there is none yet, as
+   * while a server renders the page's module, at the first request: a client made at module top
+   * is fine); requests go to `<proxyURL>/v1/...` with the page's cookies (`credentials:
+   * 'same-origin'`). Not with `apiKey` or `baseURL`. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
    */
   proxyURL?: string | undefined;
   /**

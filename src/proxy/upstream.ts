@@ -91,10 +91,8 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
   if (route.method === 'POST') headers.authorization = `Bearer ${settings.apiKey}`;
   if (request.contentType) headers['content-type'] = request.contentType;
   const body = typeof request.body === 'function' ? request.body(exchange) : request.body;
-  // Never followed: a redirect is answered 502. An upload says 'error' rather than 'manual':
-  // with 'manual' Node's fetch still keeps every byte sent to replay the body (measured: +80 MiB
-  // of peak RSS for a 50 MiB upload through the proxy, +32 MiB with 'error').
-  const redirect = streamed ? 'error' : 'manual';
+  // Never followed: a redirect is answered 502, whichever mode saw it.
+  const redirect = streamed ? uploadRedirect() : 'manual';
   const init = { method: route.method, headers, body, signal: exchange.signal, redirect, ...(streamed ? { duplex: 'half' } : {}) };
   try {
     const response = await exchange.race(settings.fetch(`${settings.baseURL}${route.path}`, init as RequestInit));
@@ -107,7 +105,7 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
       void response.body?.cancel().catch(() => {});
       throw tooLarge();
     }
-    const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+    const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
     const { json, text } = safeBody(response.status, bytes, settings.keyForms);
     return { status: response.status, headers: passedHeaders(response.headers, settings.keyForms), body: json, text };
@@ -116,6 +114,27 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
   } finally {
     exchange.close();
   }
+}
+
+let takesRedirectError: boolean | undefined;
+
+/**
+ * How an upload refuses redirects: `'error'` where the runtime's fetch takes it, else
+ * `'manual'` (workerd takes only 'follow' and 'manual'). Not 'manual' everywhere: with any mode
+ * but 'error' Node's fetch clones the request to replay it, and the clone tees the body, which
+ * keeps every byte sent until the answer (measured: +80 MiB of peak RSS for a 50 MiB upload
+ * through the proxy, +32 MiB with 'error').
+ */
+function uploadRedirect(): RequestRedirect {
+  if (takesRedirectError === undefined) {
+    try {
+      new Request('http://redirect.probe.invalid/', { redirect: 'error' });
+      takesRedirectError = true;
+    } catch {
+      takesRedirectError = false;
+    }
+  }
+  return takesRedirectError ? 'error' : 'manual';
 }
 
 const redirected = () => new ProxyRefusal(502, 'upstream_redirect', 'the service answered with a redirect, which the proxy does not follow');
@@ -156,6 +175,8 @@ function failure(error: unknown, exchange: Exchange, settings: UpstreamSettings,
   if (exchange.ended) return exchange.reason;
   if (error instanceof ProxyRefusal) return error;
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  // A body that failed with our refusal (an upload past its limit): that is the answer.
+  if (cause instanceof ProxyRefusal) return cause;
   if (cause?.message === 'unexpected redirect') return redirected();
   const reason = redact(String(cause?.code ?? errorText(error)), settings.apiKey);
   settings.logger.warn(`proxy: ${route.method} /${route.path} failed: ${reason}`);

@@ -8,8 +8,11 @@
 #   dev-server recipe too),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
 #   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
-#   class per error whichever entry threw it (ESM, CJS).
-# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix]
+#   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
+#   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
+#   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
+#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts).
+# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
 set -euo pipefail
@@ -33,12 +36,14 @@ TS7_VERSION=7.0.2
 OTEL_API_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")
 OTEL_SDK_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/sdk-trace/package.json').version")
 
-browser=1 denobun=1 matrix=1
+browser=1 denobun=1 matrix=1 nextjs=1 workerd=1
 for arg in "$@"; do
   case "$arg" in
     --no-browser) browser=0 ;;
     --no-deno-bun) denobun=0 ;;
     --no-node-matrix) matrix=0 ;;
+    --no-nextjs) nextjs=0 ;;
+    --no-workerd) workerd=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -51,7 +56,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n--- %s\n' "$*"; }
+# Each step prints the time the one before it took.
+last=$SECONDS
+step() { printf '\n--- %s (previous step: %ss)\n' "$*" "$((SECONDS - last))"; last=$SECONDS; }
 passed=0
 pass() { passed=$((passed + 1)); }
 
@@ -214,5 +221,20 @@ if [ "$browser" = 1 ]; then
   pass
 fi
 
+if [ "$workerd" = 1 ]; then
+  step "Cloudflare workerd (Miniflare, the repo's devDependency): the Workers recipe and the proxy's attacks, the proxy from the tarball"
+  # The Workers are bundled from the consumer project, so omnimedia/proxy is the installed tarball's.
+  (cd "$ROOT" && OMNIMEDIA_WORKERD_FROM="$APP" OMNIMEDIA_PROXY_MODES=workerd "$NODE" node_modules/vitest/vitest.mjs run --project suite \
+    test/proxy/workerd.test.ts test/proxy/attacks.test.ts)
+  pass
+fi
+
+if [ "$browser" = 1 ] && [ "$nextjs" = 1 ]; then
+  step "Next.js recipe (examples/proxy-nextjs): next build without secrets, next start, Node and edge runtimes, Chromium direct and behind a reverse proxy"
+  "$NODE" "$HERE/nextjs/run.mjs" "$ROOT" "$TARBALL" "$WORK"
+  pass
+fi
+
+step "done"
 printf "\nruntimes and consumers took %ss\n" "$SECONDS"
 printf '\n%s passed, 0 failed\n' "$passed"
