@@ -37,8 +37,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   uploads: [...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   downloads: [...OPTIONS, 'telemetry', 'transport', ...BASE],
   callbacks: ['waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  // batch/: many tasks (client.batch, the batch command, omnimedia/bullmq); the client's parts reach it as ports.
+  batch: ['waiting', 'uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  resources: ['batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  client: ['resources', 'batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/redis: the coordination ports on Redis (task status words from waiting/).
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
@@ -48,7 +50,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   otel: ['telemetry', 'option-checks', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
   tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  index: ['client', 'resources', 'batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled

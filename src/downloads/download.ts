@@ -42,7 +42,7 @@ function counted(body: ReadableStream<Uint8Array>, total: number | undefined, re
 /**
  * Download one file. Streamed, never buffered, when written to a path or a stream; a file that
  * fails half-way is removed. Sends no API key. `into`: a directory and the task's id, when the
- * file goes into a directory under a name of its own; `staged`: files are left beside their
+ * file goes into a directory under a name of its own (`<task_id>-<index>.<ext>`, or `name`'s); `staged`: files are left beside their
  * targets there, for the caller to rename together; `span`: the call it is made for, when
  * telemetry is on.
  */
@@ -51,7 +51,7 @@ export async function downloadOne(
   url: string,
   index: number,
   to: DownloadTarget | undefined,
-  into: { directory: string; taskId: string | undefined } | undefined,
+  into: { directory: string; taskId: string | undefined; name?: ((index: number, extension: string) => string) | undefined } | undefined,
   options: DownloadOptions,
   staged?: Staged,
   span?: TelemetrySpan,
@@ -91,7 +91,8 @@ export async function downloadOne(
       await toNodeWritable(body, to);
       return undefined;
     }
-    const name = `${(into?.taskId ?? 'output').replace(/[^\w.-]/g, '_')}-${index}${extensionOf(url, response.headers.get('content-type'))}`;
+    const extension = extensionOf(url, response.headers.get('content-type'));
+    const name = into?.name ? into.name(index, extension) : `${(into?.taskId ?? 'output').replace(/[^\w.-]/g, '_')}-${index}${extension}`;
     return await toPath(body, to, into && name, staged);
   } catch (error) {
     await body.cancel().catch(() => {});

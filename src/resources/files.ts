@@ -62,10 +62,21 @@ export class Files {
     return span ? span.run(() => this.#download(source, options, span)) : this.#download(source, options);
   }
 
+  /**
+   * @internal A task's outputs into `directory` as `<stem>.<ext>` (one) or `<stem>-<index>.<ext>`
+   * (several), all or none: a batch's files (`<job id>[-<k>].<ext>`).
+   */
+  async save(task: TaskWithOutputs, directory: string, stem: string, options: DownloadOptions = {}): Promise<string[]> {
+    const single = (task.data?.length ?? 0) === 1;
+    const name = (index: number, extension: string) => (single ? `${stem}${extension}` : `${stem}-${index}${extension}`);
+    return (await this.#download(task, { ...options, to: directory }, undefined, name)) as string[];
+  }
+
   async #download(
     source: string | TaskWithOutputs,
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
     span?: TelemetrySpan,
+    name?: (index: number, extension: string) => string,
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
     checkRequestOptions(options, 'files.download');
     const { to } = options;
@@ -94,7 +105,7 @@ export class Files {
     let failure: { error: unknown } | undefined;
     const results = await Promise.all(
       urls.map((url, index) =>
-        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId } : undefined, { ...options, signal }, staged, span).catch(
+        downloadOne(this.#http, url, index, typeof to === 'function' ? to({ url, index, taskId }) : to, typeof to === 'string' ? { directory: to, taskId, name } : undefined, { ...options, signal }, staged, span).catch(
           (error: unknown) => {
             // A download of a task's output is about that task: its errors say which.
             if (error instanceof OmniMediaError) error.taskId ??= taskId;

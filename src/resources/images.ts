@@ -3,7 +3,7 @@ import { DEFAULT_IMAGE_TIMEOUT_MS, type RequestOptions } from '../options.ts';
 import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
-import { submitTask } from './submission.ts';
+import { submitTask, type Submission } from './submission.ts';
 import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
@@ -45,9 +45,16 @@ export class Images {
    * ```
    */
   generate(params: ImageGenerateParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.submission('generate', params), options);
+  }
+
+  /**
+   * @internal What `generate` or `edit` submits for `params`: the batch checks a job by its
+   * `body` (a `ValidationError`, nothing sent).
+   */
+  submission(action: 'generate' | 'edit', params: ImageGenerateParams | ImageEditParams): Submission {
+    if (action === 'edit') return this.#edit(params as ImageEditParams);
+    return {
         path: 'v1/images/generations',
         what: 'images.generate',
         kind: 'image_generation',
@@ -55,9 +62,7 @@ export class Images {
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
         body: () => parseInput(IMAGE_GENERATE_RULE, params, 'images.generate params'),
-      },
-      options,
-    );
+    };
   }
 
   /**
@@ -73,9 +78,11 @@ export class Images {
    * ```
    */
   edit(params: ImageEditParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.#edit(params), options);
+  }
+
+  #edit(params: ImageEditParams): Submission {
+    return {
         path: 'v1/images/edits',
         what: 'images.edit',
         kind: 'image_edit',
@@ -96,8 +103,6 @@ export class Images {
             parseInput(IMAGE_EDIT_RULE, body, 'images.edit params', issues),
           );
         },
-      },
-      options,
-    );
+    };
   }
 }

@@ -3,7 +3,7 @@ import { DEFAULT_VIDEO_TIMEOUT_MS, type RequestOptions } from '../options.ts';
 import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
-import { submitTask } from './submission.ts';
+import { submitTask, type Submission } from './submission.ts';
 import { VIDEO_SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_PROMPT_RULE } from '../schemas/video-rules.ts';
@@ -70,9 +70,16 @@ export class Videos {
    * ```
    */
   generate(params: VideoGenerateParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.submission('generate', params), options);
+  }
+
+  /**
+   * @internal What `generate` or `edit` submits for `params`: the batch checks a job by its
+   * `body` (a `ValidationError`, nothing sent).
+   */
+  submission(action: 'generate' | 'edit', params: VideoGenerateParams | VideoEditParams): Submission {
+    if (action === 'edit') return this.#edit(params as VideoEditParams);
+    return {
         path: 'v1/video/generate',
         what: 'videos.generate',
         kind: 'video_generation',
@@ -118,9 +125,7 @@ export class Videos {
             parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
           );
         },
-      },
-      options,
-    );
+    };
   }
 
   /**
@@ -135,9 +140,11 @@ export class Videos {
    * ```
    */
   edit(params: VideoEditParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.#edit(params), options);
+  }
+
+  #edit(params: VideoEditParams): Submission {
+    return {
         path: 'v1/video/edits',
         what: 'videos.edit',
         kind: 'video_edit',
@@ -162,8 +169,6 @@ export class Videos {
             parseInput(VIDEO_EDIT_RULE, body, 'videos.edit params', issues),
           );
         },
-      },
-      options,
-    );
+    };
   }
 }
