@@ -1,3 +1,4 @@
+import { batch } from './batch.ts';
 import type { Command } from './command.ts';
 import { imagesEdit, imagesGenerate } from './images.ts';
 import { mock } from './mock.ts';
@@ -11,6 +12,7 @@ export const COMMANDS: Record<string, Record<string, Command> | Command> = {
   videos: { generate: videosGenerate, edit: videosEdit },
   uploads: { image: uploadsImage, video: uploadsVideo },
   tasks: { get: tasksGet, wait: tasksWait },
+  batch,
   mock,
 };
 
