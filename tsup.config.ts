@@ -58,9 +58,12 @@ const shared: Options = {
     'ai-sdk': 'src/ai-sdk/index.ts',
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
+    bullmq: 'src/bullmq/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],
+  // bullmq (an optional peer of omnimedia/bullmq) is the app's own copy too; that entry takes
+  // the client by the package's name, as ai-sdk does.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', 'bullmq'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,

@@ -59,6 +59,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['option-checks', 'schemas', 'internal'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
+  // omnimedia/bullmq: a processor on the public client ('omnimedia' by its package name), bullmq's UnrecoverableError.
+  bullmq: [],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -144,6 +146,14 @@ describe('architecture', () => {
       );
     });
     expect(valueImports).toEqual([]);
+  });
+
+  it('the BullMQ processor uses the client by its package name, and bullmq only there', () => {
+    const processor = files.filter((file) => layerOf(file) === 'bullmq');
+    const packages = new Set(processor.flatMap(specifiers).filter((s) => !s.startsWith('.')));
+    expect([...packages].sort()).toEqual(['bullmq', 'omnimedia', 'omnimedia/coordination', 'omnimedia/resources']);
+    const importers = files.filter((file) => specifiers(file).includes('bullmq'));
+    expect([...new Set(importers.map(layerOf))]).toEqual(['bullmq']);
   });
 
   it('errors.ts holds only what the main entry exports: the other entries’ CommonJS builds take it from there', async () => {

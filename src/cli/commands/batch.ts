@@ -47,7 +47,7 @@ async function validate(ctx: Context, client: OmniMedia, file: string, print: bo
     }
     invalid++;
     if (!print) continue;
-    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line))}\n`);
+    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
     else for (const text of invalidText(line)) ctx.progress.log(text, 'error');
   }
   return { valid, invalid };
@@ -99,7 +99,7 @@ export const batch: Command = {
     const checked = await validate(ctx, client, file, true);
     if (dryRun || (checked.invalid > 0 && ctx.values['skip-invalid'] !== true)) {
       const words = `${checked.valid} valid, ${checked.invalid} invalid line${checked.invalid === 1 ? '' : 's'}`;
-      if (ctx.output.json) ctx.io.stdout.write(`${terminalJson({ summary: { valid: checked.valid, invalid: checked.invalid, sent: false } })}\n`);
+      if (ctx.output.json) ctx.io.stdout.write(`${terminalJson({ summary: { valid: checked.valid, invalid: checked.invalid, sent: false } }, 0)}\n`);
       else ctx.output.message(checked.invalid > 0 ? `${words}: nothing was sent${dryRun ? '' : ' (fix them, or pass --skip-invalid)'}` : `${words}`);
       return checked.invalid > 0 ? EXIT.usage : EXIT.ok;
     }
@@ -142,7 +142,7 @@ export const batch: Command = {
         if (written.earlier) count(written.earlier, -1);
         count(written.now, 1);
         doneThisRun++;
-        if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line))}\n`);
+        if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
         else if (line.status !== 'completed' || line.error) ctx.progress.log(`${line.id}: ${line.status}${line.task_id ? ` (task ${line.task_id})` : ''}${line.error ? `: ${line.error.message}` : ''}`, 'warn');
         live.update();
       }
@@ -152,7 +152,7 @@ export const batch: Command = {
     }
     if (ctx.signal.aborted) throw new Interrupted(undefined, `interrupted: submitted jobs go on on the service. Resume with the same command (${out}/journal.jsonl knows where each job stands)`);
     const elapsed = performance.now() - started;
-    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(summaryOf(counts, elapsed))}\n`);
+    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(summaryOf(counts, elapsed), 0)}\n`);
     else
       ctx.output.message(
         `${counts.completed} of ${counts.total} completed, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.other} other (refused, invalid, waits given up); total_cost ${counts.cost}; ${doneThisRun} line${doneThisRun === 1 ? '' : 's'} in ${formatDuration(elapsed)}; results in ${join(out as string, 'results.jsonl')}`,
