@@ -150,7 +150,7 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
           continue;
         }
         if (skip.has(checked.job.id)) continue;
-        const slot = await limit.acquire(stop.signal).catch(() => undefined);
+        const slot = await limit.acquire(AbortSignal.any([stop.signal])).catch(() => undefined);
         if (!slot) break;
         track(submitJob(context, checked.job as ReadJob, slot));
       }

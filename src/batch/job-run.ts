@@ -66,6 +66,14 @@ function acceptedTaskOf(error: unknown): string | undefined {
   return error instanceof APIError && error.status !== undefined && error.status >= 200 && error.status < 300 ? error.taskId : undefined;
 }
 
+/**
+ * A job's own view of the batch's stop: its waits, sleeps and uploads listen here, so that
+ * thousands of jobs do not each add a listener to the one signal of the batch.
+ */
+function ownSignal(context: RunContext): AbortSignal {
+  return AbortSignal.any([context.stop]);
+}
+
 function progress(context: RunContext, update: BatchProgress): void {
   try {
     context.settings.onProgress?.(update);
@@ -111,7 +119,7 @@ async function withUploads(context: RunContext, job: ReadJob): Promise<Record<st
       const file = await context.resolve(reference.file);
       let upload = context.uploads.get(file);
       if (!upload) {
-        upload = context.ports.upload(file, reference.kind, context.stop);
+        upload = context.ports.upload(file, reference.kind, ownSignal(context));
         context.uploads.set(file, upload);
         // A failed upload is tried again by the next job that needs the file.
         upload.catch(() => context.uploads.delete(file));
@@ -128,6 +136,7 @@ async function withUploads(context: RunContext, job: ReadJob): Promise<Record<st
  */
 export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): Promise<void> {
   const { id, op, line } = job;
+  const stop = ownSignal(context);
   let params: Record<string, unknown>;
   try {
     params = await withUploads(context, job);
@@ -153,7 +162,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
         if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return slot.release();
         if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) slot.refused();
         try {
-          await sleep(transientDelay(error, refusals), context.stop);
+          await sleep(transientDelay(error, refusals), stop);
         } catch {
           return slot.release();
         }
@@ -186,7 +195,8 @@ export async function waitJob(
   wait: (options: WaitOptions) => Promise<TaskResult> = (options) => context.ports.wait(job.taskId, options),
 ): Promise<void> {
   const { id, line, taskId } = job;
-  const { settings, stop } = context;
+  const { settings } = context;
+  const stop = ownSignal(context);
   let task: TaskResult;
   try {
     task = await wait({
