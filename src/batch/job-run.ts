@@ -15,6 +15,7 @@ import {
   APIError,
   AuthenticationError,
   InsufficientBalanceError,
+  OmniMediaError,
   RateLimitError,
   ServiceUnavailableError,
   TaskFailedError,
@@ -90,7 +91,7 @@ async function record(context: RunContext, entry: BatchJournalEntry): Promise<bo
       return true;
     } catch (error) {
       if (attempt >= JOURNAL_TRIES) {
-        const failure = new APIError(`batch: the journal could not record job ${entry.id} (${(error as Error)?.message ?? String(error)})`, {
+        const failure = new OmniMediaError(`batch: the journal could not record job ${entry.id}, so nothing more is sent (${(error as Error)?.message ?? String(error)})`, {
           cause: error,
           taskId: entry.task_id,
         });

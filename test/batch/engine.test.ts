@@ -183,6 +183,50 @@ describe('client.batch()', () => {
     expect(third.lines).toEqual([]);
   });
 
+  it('a lost network: a submission refused before it was sent goes again (not unknown); one cut off after sending is unknown', async () => {
+    let down = 4;
+    const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, logLevel: 'off', fetch: (input, init) => (down-- > 0 ? Promise.reject(refused()) : mock.fetch(input, init)) });
+    const { lines } = await run(jobsOf(3), { concurrency: 1 });
+    expect(lines.map((l) => l.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(accepted()).toHaveLength(3);
+
+    const reset = () => new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, logLevel: 'off', fetch: async (input, init) => {
+      if (init?.method === 'POST') {
+        await mock.fetch(input, init); // the service took it; the answer is lost
+        throw reset();
+      }
+      return mock.fetch(input, init);
+    } });
+    const cut = await run([image('cut')]);
+    expect(cut.lines.map((l) => [l.status, l.error?.type])).toEqual([['unknown', 'APIConnectionError']]);
+    expect(accepted()).toHaveLength(4);
+  });
+
+  it('a journal that cannot write (a full disk): nothing more is sent, the batch ends with the error; a resume sends no job twice', async () => {
+    const memory = new MemoryBatchJournal();
+    let writes = 0;
+    const full: BatchJournal = {
+      read: () => memory.read(),
+      write: (entry) => {
+        if (++writes > 5) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        memory.write(entry);
+      },
+    };
+    const jobs = jobsOf(8);
+    const first = await run(jobs, { journal: full, concurrency: 1 });
+    expect((first.error as Error).message).toMatch(/journal could not record .* nothing more is sent .*ENOSPC/);
+    const sentWhileFull = accepted().length;
+    expect(sentWhileFull).toBeLessThanOrEqual(3);
+    const second = await run(jobs, { journal: memory });
+    // The job whose answer could not be recorded is unknown (its task id was lost with the write): not sent again.
+    const lines = [...first.lines, ...second.lines];
+    expect(lines.filter((l) => l.status === 'unknown')).toHaveLength(1);
+    expect(lines.filter((l) => l.status === 'completed')).toHaveLength(7);
+    expect(accepted()).toHaveLength(8);
+  });
+
   it('a local file where a file goes is uploaded once for all the jobs that name it', async () => {
     const { fileURLToPath } = await import('node:url');
     const png = fileURLToPath(new URL('../fixtures/tiny.png', import.meta.url));
