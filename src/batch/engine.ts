@@ -14,7 +14,7 @@ import { finish, submitJob, waitJob, type RunContext } from './job-run.ts';
 import { mapReferences, placeholderFor, readJob, type JobReading, type ReadJob } from './jobs.ts';
 import { directoryOf, openFileJournal, readJsonLines, resolvePath } from './node-files.ts';
 import type { BatchPorts } from './ports.ts';
-import { invalidLine, jobLine } from './results.ts';
+import { invalidLine, isFinal, jobLine } from './results.ts';
 import { resolveBatchOptions } from './settings.ts';
 
 /** Jobs as `client.batch()` takes them: a JSONL file's path (Node), or an iterable of job objects. */
@@ -168,7 +168,7 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
       if (next) {
         yield next;
         // Handed over (the caller asked for the next line): a resumed batch yields it no more.
-        if (next.status !== 'invalid' && next.status !== 'refused' && !(next.status === 'completed' && next.error))
+        if (isFinal(next))
           delivered = Promise.all([delivered, Promise.resolve(journal.write(deliveredEntry(next))).catch(() => {})]);
         continue;
       }

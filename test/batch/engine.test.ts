@@ -227,6 +227,16 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(8);
   });
 
+  it('a wait that gives up yields a line for now; the next run waits on the same task again (no second POST)', async () => {
+    const journal = new MemoryBatchJournal();
+    mock.setDurations({ image: 30_000 });
+    const first = await run([image('slow')], { journal, wait: { timeout: 5_000 } });
+    expect(first.lines.map((l) => [l.status, l.error?.type])).toEqual([['processing', 'WaitTimeoutError']]);
+    const second = await run([image('slow')], { journal });
+    expect(second.lines.map((l) => [l.status, l.task_id])).toEqual([['completed', first.lines[0]?.task_id]]);
+    expect(accepted()).toHaveLength(1);
+  });
+
   it('a local file where a file goes is uploaded once for all the jobs that name it', async () => {
     const { fileURLToPath } = await import('node:url');
     const png = fileURLToPath(new URL('../fixtures/tiny.png', import.meta.url));

@@ -34,7 +34,11 @@ export async function countingMock(options: MockServerOptions): Promise<Counting
     let prompt: string | undefined;
     let event: MockEvent | undefined;
     if (request.method === 'POST' && /^\/v1\/(images|video)\/(generations|edits|generate)$/.test(path)) {
-      prompt = String(((await request.clone().json()) as { prompt?: unknown }).prompt);
+      const body = (await request.clone().json()) as { prompt?: unknown; messages?: { content?: unknown }[] };
+      // An image's prompt, or a video's message (a string, or its text part).
+      const content = body.messages?.[0]?.content;
+      const text = Array.isArray(content) ? (content.find((part: { type?: unknown }) => part.type === 'text') as { text?: unknown } | undefined)?.text : content;
+      prompt = String(body.prompt ?? text);
       event = { kind: 'submission', prompt };
     } else if (request.method === 'GET' && path.startsWith('/v1/tasks/')) event = { kind: 'query' };
     else if (request.method === 'GET' && path.startsWith('/files/results/')) event = { kind: 'file' };
