@@ -9,6 +9,12 @@
  */
 export type ImageSize = 'auto' | `${number}x${number}`;
 
+/** `WIDTHxHEIGHT` as a pattern: what JSON Schema can say of a size (the other rules it cannot). */
+const WXH = '(\\d{1,5})x(\\d{1,5})';
+const WXH_EXACT = new RegExp(`^${WXH}$`);
+/** `auto` or `WIDTHxHEIGHT`, for a JSON Schema `pattern`. */
+export const IMAGE_SIZE_PATTERN = `^(?:auto|${WXH})$`;
+
 const MAX_SIDE = 3840;
 const MAX_RATIO = 3;
 const MIN_PIXELS = 655_360;
@@ -26,7 +32,7 @@ const MAX_PIXELS = 8_294_400;
  */
 export function imageSizeProblem(size: string): string | undefined {
   if (size === 'auto') return undefined;
-  const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
+  const match = WXH_EXACT.exec(size);
   if (!match) return 'must be "auto" or "WIDTHxHEIGHT", e.g. "1024x1024"';
   const width = Number(match[1]);
   const height = Number(match[2]);
