@@ -20,6 +20,9 @@ const MAX_RATIO = 3;
 const MIN_PIXELS = 655_360;
 const MAX_PIXELS = 8_294_400;
 
+/** The rules of a `WIDTHxHEIGHT` size in words (for agents' tool descriptions). */
+export const IMAGE_SIZE_RULES = `both sides multiples of 16, the longer side at most ${MAX_SIDE}, aspect ratio at most ${MAX_RATIO}:1, ${MIN_PIXELS.toLocaleString('en-US')} to ${MAX_PIXELS.toLocaleString('en-US')} pixels`;
+
 /**
  * The rule a `size` breaks, or `undefined` when the service accepts it: both sides multiples
  * of 16, the longer side at most 3840, aspect ratio at most 3:1, 655,360 to 8,294,400 pixels.
