@@ -60,7 +60,7 @@ export class LocalFiles {
     if (!this.#dirs.some((dir) => isInside(path, dir)) && !dirs.some((dir) => isInside(path, dir))) this.#refuse(field, `"${given}" is outside ${allowed}`);
     const real = await realpath(path).catch(() => undefined);
     if (real === undefined) return this.#refuse(field, `"${given}" was not found in ${allowed}`);
-    if (!dirs.some((dir) => isInside(real, dir))) this.#refuse(field, `"${given}" leads outside ${allowed} (a symbolic link)`);
+    if (!dirs.some((dir) => isInside(real, dir))) this.#refuse(field, `"${given}" leads outside ${allowed} through a symbolic link`);
     if (!(await stat(real)).isFile()) this.#refuse(field, `"${given}" is not a file`);
     return real;
   }
