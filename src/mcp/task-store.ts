@@ -32,7 +32,9 @@ interface Entry {
  * - A call without task augmentation still goes through the MCP SDK's task path (it calls the
  *   tool's `createTask`): its task is internal, found by no `tasks/get` or `tasks/list`, and
  *   gone once its result is read.
- * - Bounded: each task lives for its `ttl` (default 1 h, at most 24 h), and at most 10,000.
+ * - Bounded: an ended task is kept for its `ttl` (default 1 h, at most 24 h) from its end (a
+ *   running one is never dropped for its ttl: a video may outlast it), 24 h at most from its
+ *   creation, and 10,000 tasks at most.
  */
 export class ServiceTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
@@ -51,7 +53,7 @@ export class ServiceTaskStore implements TaskStore {
     const entry: Entry = { task, sessionId, key, internal: !augmented, expiry: undefined };
     this.#entries.set(task.taskId, entry);
     if (augmented) this.#byRequest.set(key, task.taskId);
-    this.#expireIn(entry, ttl);
+    this.#expireIn(entry, MAX_TTL_MS);
     return { ...task };
   }
 
@@ -123,7 +125,7 @@ export class ServiceTaskStore implements TaskStore {
 
   #update(entry: Entry, status: Task['status'], statusMessage?: string): void {
     entry.task = { ...entry.task, status, ...(statusMessage !== undefined ? { statusMessage } : {}), lastUpdatedAt: new Date().toISOString() };
-    // An ended task is kept for its ttl from now, as the protocol's in-memory store does.
+    // An ended task is kept for its ttl from now.
     if (isTerminal(status) && entry.task.ttl) this.#expireIn(entry, entry.task.ttl);
   }
 

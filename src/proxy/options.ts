@@ -10,7 +10,7 @@ import { objectOf, OptionProblems } from '../option-checks.ts';
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
-import { keyForms } from './upstream.ts';
+import { keyForms } from '../internal/logger.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
@@ -138,7 +138,7 @@ export interface ProxyOptions {
 export interface ProxySettings {
   authorize: ProxyOptions['authorize'];
   apiKey: string;
-  /** The key as an echo may write it (upstream.ts `keyForms`). */
+  /** The key as an echo may write it (`keyForms`, internal/logger.ts). */
   keyForms: readonly string[];
   /** Ends in `/`. */
   baseURL: string;

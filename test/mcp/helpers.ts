@@ -9,7 +9,8 @@ import { createMockService, type MockService, type MockServiceOptions } from 'om
 import { serveMcpHttp } from '../../src/cli/mcp-http.ts';
 import { holdFakeTime } from '../helpers/clock.ts';
 
-export const API_KEY = 'sk-mcp-secret-0123456789abcdef';
+// Characters that percent-encoding and base64 change, so that each form of the key is searched for.
+export const API_KEY = 'sk-mcp/secret+key=0123456789abcdef';
 export const TOKEN = 'mcp-token-for-tests';
 
 export interface Harness {

@@ -49,7 +49,7 @@ describe('a task-augmented call', () => {
         await sleep(task.pollInterval ?? 1000);
       }
     })();
-    const result = (await runInFakeTime(followed, { ms: 120_000, step: 250 })) as { structuredContent: TaskResult; isError?: boolean };
+    const result = (await runInFakeTime(followed, { ms: 120_000, step: 250 })) as unknown as { structuredContent: TaskResult; isError?: boolean };
     const task = result.structuredContent;
     expect(task).toMatchObject({ status: 'completed', data: [{ url: expect.stringMatching(/\.mp4$/) }] });
     expect(result.isError).toBeFalsy();
@@ -102,7 +102,7 @@ describe('a call without task support', () => {
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(50_000);
     expect(Date.now() - started).toBeLessThan(51_000);
-    const task = running.structuredContent as TaskResult;
+    const task = running.structuredContent as unknown as TaskResult;
     expect(running.isError).toBeFalsy();
     expect(task.status).toBe('processing');
     expect(textOf(running)).toContain(`Call get_task with {"task_id": "${task.task_id}"}`);

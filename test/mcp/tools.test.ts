@@ -131,7 +131,7 @@ describe('results', () => {
     harness = await startHarness({ mock: { durations: FAST }, server: { downloadDir } });
     const mcp = await harness.connect();
     const result = await run(call(mcp, 'generate_image', { model: 'omni-image', prompt: 'a lighthouse', size: '1024x1024', n: 2 }));
-    const task = result.structuredContent as TaskResult;
+    const task = result.structuredContent as unknown as TaskResult;
     expect(task).toMatchObject({ status: 'completed', data: [{ url: expect.any(String) }, { url: expect.any(String) }] });
     const links = result.content.filter((c) => c.type === 'resource_link');
     expect(links.slice(0, 2)).toEqual([
