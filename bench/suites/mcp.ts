@@ -57,6 +57,13 @@ export default async function mcp(): Promise<BenchTable[]> {
     await sleep(IDLE_MS);
     const idle = await rssMiB(pid);
     const bareIdle = await rssMiB(bare.pid as number);
+    const sdkOnly = new StdioClientTransport({ command: process.execPath, args: [fileURLToPath(new URL('../helpers/bare-mcp-server.ts', import.meta.url))], stderr: 'ignore' });
+    const sdkClient = new Client({ name: 'bench', version: '1.0.0' });
+    await sdkClient.connect(sdkOnly);
+    await sdkClient.listTools();
+    await sleep(IDLE_MS);
+    const sdkIdle = await rssMiB(sdkOnly.pid as number);
+    await sdkClient.close();
 
     const viaMcp = async () => {
       const result = await client.callTool({ name: 'get_task', arguments: { task_id: TASK_ID, wait: false } });
@@ -93,6 +100,7 @@ export default async function mcp(): Promise<BenchTable[]> {
         columns: ['process', 'RSS MiB'],
         rows: [
           ['node -e (idle, the anchor)', bareIdle.toFixed(1)],
+          ['the MCP SDK alone: McpServer on stdio, one tool, idle', sdkIdle.toFixed(1)],
           [`omnimedia mcp, connected and idle ${IDLE_MS / 1000} s`, idle.toFixed(1)],
           [`omnimedia mcp, after ${WARMUP + mcpTimes.length} tool calls`, after.toFixed(1)],
         ],
