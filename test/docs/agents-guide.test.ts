@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { OmniMedia } from 'omnimedia';
 import { createMcpServer } from 'omnimedia/mcp';
 import { mcp } from '../../src/cli/commands/mcp.ts';
+import { diagnosticsOf } from '../helpers/type-check.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUIDE = readFileSync(join(ROOT, 'docs/agents.md'), 'utf8');
@@ -20,35 +21,10 @@ describe('docs/agents.md', () => {
   it('every ts block type-checks on its own', () => {
     const code = blocks('ts');
     expect(code.length).toBeGreaterThanOrEqual(2);
-    const paths = (ts.parseConfigFileTextToJson('tsconfig.json', readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')).config as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
     const files = new Map(code.map((text, i) => [join(ROOT, `test/docs/agents/block-${i}.ts`), `${text}\nexport {};\n`]));
-    const options: ts.CompilerOptions = {
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      lib: ['lib.es2024.d.ts', 'lib.dom.d.ts'],
-      types: ['node'],
-      noEmit: true,
-      skipLibCheck: true,
-      allowImportingTsExtensions: true,
-      baseUrl: ROOT,
-      paths,
-    };
-    const host = ts.createCompilerHost(options);
-    const { getSourceFile, fileExists, readFile } = host;
-    host.getSourceFile = (name, language, ...rest) => {
-      const text = files.get(name);
-      return text === undefined ? getSourceFile.call(host, name, language, ...rest) : ts.createSourceFile(name, text, language, true);
-    };
-    host.fileExists = (name) => files.has(name) || fileExists.call(host, name);
-    host.readFile = (name) => files.get(name) ?? readFile.call(host, name);
-    const program = ts.createProgram([...files.keys()], options, host);
-    const errors = [...files.keys()].flatMap((name) => {
-      const source = program.getSourceFile(name);
-      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map((d) => `${name}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-    });
+    const errors = [...diagnosticsOf(files, { exactOptionalPropertyTypes: true })].flatMap(([name, diagnostics]) =>
+      diagnostics.map((d) => `${name}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`),
+    );
     expect(errors).toEqual([]);
   }, 120_000);
 

@@ -12,6 +12,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMockServer } from 'omnimedia/testing';
 import { exportedNames } from '../helpers/exported-names.ts';
+import { diagnosticsOf } from '../helpers/type-check.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -101,39 +102,12 @@ const UNCHECKED: Record<string, string> = {
 const checked = (block: Block) => !Object.keys(UNCHECKED).some((first) => block.code.startsWith(first));
 
 function typeErrors(blocks: Block[]): string[] {
-  const paths = (ts.parseConfigFileTextToJson('tsconfig.json', readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')).config as {
-    compilerOptions: { paths: Record<string, string[]> };
-  }).compilerOptions.paths;
   const files = new Map<string, string>([[join(ROOT, 'test/docs/readme/context.d.ts'), CONTEXT]]);
   for (const block of blocks) files.set(join(ROOT, `test/docs/readme/line-${block.line}.ts`), asModule(block.code));
-  const options: ts.CompilerOptions = {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    lib: ['lib.es2024.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-    types: ['node'],
-    noEmit: true,
-    skipLibCheck: true,
-    allowImportingTsExtensions: true,
-    baseUrl: ROOT,
-    paths,
-  };
-  const host = ts.createCompilerHost(options);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.getSourceFile = (name, language, ...rest) => {
-    const text = files.get(name);
-    return text === undefined ? getSourceFile.call(host, name, language, ...rest) : ts.createSourceFile(name, text, language, true);
-  };
-  host.fileExists = (name) => files.has(name) || fileExists.call(host, name);
-  host.readFile = (name) => files.get(name) ?? readFile.call(host, name);
-  const program = ts.createProgram([...files.keys()], options, host);
   const errors: string[] = [];
-  for (const [name] of files) {
-    const source = program.getSourceFile(name);
-    if (!source) throw new Error(`not compiled: ${name}`);
-    for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
-      const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
+  for (const [name, diagnostics] of diagnosticsOf(files)) {
+    for (const d of diagnostics) {
+      const line = d.start === undefined || !d.file ? 0 : d.file.getLineAndCharacterOfPosition(d.start).line;
       const block = /line-(\d+)\.ts$/.exec(name)?.[1];
       // The README line: the block's first line, less the import line added above it.
       const imports = (files.get(name) ?? '').startsWith("import {") && !blocks.find((b) => String(b.line) === block)?.code.startsWith('import {') ? 1 : 0;
