@@ -9,7 +9,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockService } from 'omnimedia/testing';
 import { runInFakeTime } from '../helpers/clock.ts';
-import { API_KEY, call, callAsTask, startHarness, submissions, textOf, trackedFetch, type Harness } from './helpers.ts';
+import { API_KEY, LONG, call, callAsTask, startHarness, submissions, textOf, trackedFetch, type Harness } from './helpers.ts';
 
 const FAST = { pending: 200, image: 1_000, video: 2_000 };
 let harness: Harness;
@@ -22,7 +22,9 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-const run = <T>(promise: Promise<T>, ms = 120_000) => runInFakeTime(promise, { ms, step: 500 });
+// A generous budget of fake time: on a loaded machine a step of real work (a file read, a PNG
+// made) may take longer than many steps of fake time; nothing here is timed by it.
+const run = <T>(promise: Promise<T>, ms = 1_800_000) => runInFakeTime(promise, { ms, step: 500 });
 const IMAGE = { model: 'omni-image', prompt: 'a fox' };
 const errorOf = (result: { structuredContent?: unknown }) => (result.structuredContent as { error: Record<string, unknown> }).error;
 
@@ -66,7 +68,7 @@ describe('each error class is a tool error', () => {
 
     harness.mock.failNextTask('provider_error');
     const created = await run(callAsTask(mcp, 'generate_image', IMAGE));
-    const failed = await run(mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema));
+    const failed = await run(mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, LONG));
     expect((await mcp.experimental.tasks.getTask(created.task.taskId)).status).toBe('failed');
     expect(textOf(failed as never)).toMatch(/^TaskFailedError: /);
   });
@@ -146,11 +148,11 @@ describe('the key', () => {
     harness = await startHarness({ mock: { durations: FAST }, client: { fetch: trackedFetch(echo) }, server: { allowedDirs: [dir] } });
     mock = harness.mock;
     const mcp = await harness.connect();
-    await run(mcp.listTools());
+    await run(mcp.listTools(undefined, LONG));
     const made = await run(call(mcp, 'generate_image', IMAGE, { onprogress: () => {} }));
     expect(made.structuredContent).toMatchObject({ status: 'completed', note: expect.stringMatching(/^key \[redacted\] \/ \[redacted\]/) });
     const created = await run(callAsTask(mcp, 'generate_video', { prompt: 'a boat', seconds: 4 }, { onprogress: () => {} }));
-    const video = await run(mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema));
+    const video = await run(mcp.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, LONG));
     expect(video.isError).toBeFalsy();
     await run(mcp.experimental.tasks.getTask(created.task.taskId));
     await run(mcp.experimental.tasks.listTasks());

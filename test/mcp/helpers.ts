@@ -87,14 +87,21 @@ export async function startHarness(
   };
 }
 
+/**
+ * The MCP client's request timeout in these tests: an hour. Fake time moves on while a request
+ * and its answer cross the loopback (holding it then would stall a call that waits on fake
+ * time), so on a loaded machine the client's own 60 s could run out of fake time it never waited.
+ */
+export const LONG = { timeout: 3_600_000 };
+
 /** A tool call without task augmentation. */
 export async function call(mcp: Client, name: string, args: Record<string, unknown>, options: Parameters<Client['callTool']>[2] = {}): Promise<CallToolResult> {
-  return (await mcp.callTool({ name, arguments: args }, CallToolResultSchema, options)) as CallToolResult;
+  return (await mcp.callTool({ name, arguments: args }, CallToolResultSchema, { ...LONG, ...options })) as CallToolResult;
 }
 
 /** A task-augmented tool call: the CreateTaskResult. */
 export function callAsTask(mcp: Client, name: string, args: Record<string, unknown>, options: Parameters<Client['request']>[2] = {}) {
-  return mcp.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 600_000 } } }, CreateTaskResultSchema, options);
+  return mcp.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 600_000 } } }, CreateTaskResultSchema, { ...LONG, ...options });
 }
 
 /** The text of a tool result's first block. */

@@ -12,14 +12,17 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
-import { CLI_PATH, buildCli, runBuilt } from '../cli/helpers/built-cli.ts';
+import { buildCli, runProcess } from '../cli/helpers/built-cli.ts';
 
 const KEY = 'sk-stdio/secret+key=0123456789';
 let server: MockServer;
 let dir: string;
+let CLI_PATH: string;
+const runBuilt = (args: readonly string[], options: Parameters<typeof runProcess>[2]) => runProcess(process.execPath, [CLI_PATH, ...args], options);
 
 beforeAll(async () => {
-  await buildCli();
+  // Its own build directory: test/integration/cli.test.ts builds (and cleans) the shared one.
+  CLI_PATH = await buildCli('omnimedia-mcp-e2e');
   server = await startMockServer({ durations: { pending: 100, image: 200, imageEdit: 200, video: 300, videoEdit: 300 } });
   dir = await mkdtemp(join(tmpdir(), 'omnimedia-mcp-stdio-'));
   await writeFile(join(dir, 'photo.png'), await readFile(fileURLToPath(new URL('../fixtures/tiny.png', import.meta.url))));

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { TaskResult } from 'omnimedia';
 import { runInFakeTime } from '../helpers/clock.ts';
 import { CASES } from '../schemas/request-cases.ts';
-import { call, startHarness, submissions, textOf, type Harness } from './helpers.ts';
+import { LONG, call, startHarness, submissions, textOf, type Harness } from './helpers.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
@@ -42,13 +42,15 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-const run = <T>(promise: Promise<T>) => runInFakeTime(promise, { ms: 120_000, step: 250 });
+// A generous budget of fake time: on a loaded machine a step of real work (a file read, a PNG
+// made) may take longer than many steps of fake time; nothing here is timed by it.
+const run = <T>(promise: Promise<T>) => runInFakeTime(promise, { ms: 1_800_000, step: 250 });
 
 describe('tools/list', () => {
   it('six tools: the submissions as optional MCP tasks, annotated; get_task read-only; schemas that state the limits', async () => {
     harness = await startHarness({ server: { allowedDirs: [dir] } });
     const mcp = await harness.connect();
-    const { tools } = await run(mcp.listTools());
+    const { tools } = await run(mcp.listTools(undefined, LONG));
     expect(tools.map((t) => t.name)).toEqual(['generate_image', 'edit_image', 'generate_video', 'edit_video', 'upload_file', 'get_task']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     for (const name of ['generate_image', 'edit_image', 'generate_video', 'edit_video']) {
@@ -79,7 +81,7 @@ describe('tools/list', () => {
   it("the listed schemas accept every valid fixture and refuse the invalid image ones (but for the rules JSON Schema cannot state)", async () => {
     harness = await startHarness();
     const mcp = await harness.connect();
-    const { tools } = await run(mcp.listTools());
+    const { tools } = await run(mcp.listTools(undefined, LONG));
     const validator = new AjvJsonSchemaValidator();
     for (const [i, body, input, issues] of objectCases) {
       const tool = tools.find((t) => t.name === TOOL_OF[body as keyof typeof TOOL_OF])!;
