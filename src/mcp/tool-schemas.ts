@@ -10,7 +10,7 @@ import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { ASPECT_RATIOS, IMAGE_QUALITIES, MAX_IMAGE_PROMPT_LENGTH, MAX_IMAGES_PER_REQUEST, MAX_REFERENCE_IMAGES, VIDEO_RESOLUTIONS, VIDEO_SECONDS } from '../schemas/constants.ts';
 import { oneOf } from '../schemas/fields.ts';
 import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
-import { IMAGE_SIZE_RULES } from '../schemas/image-size.ts';
+import { MAX_PIXELS, MAX_RATIO, MAX_SIDE, MIN_PIXELS } from '../schemas/image-size.ts';
 import type { JsonSchema, Rule } from '../schemas/rules.ts';
 import { MAX_TASK_ID_LENGTH } from '../schemas/task-id.ts';
 import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_PROMPT_RULE } from '../schemas/video-rules.ts';
@@ -42,6 +42,9 @@ const withText = (schema: JsonSchema | undefined, description: string): JsonSche
 const objectSchema = (properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema => ({ type: 'object', properties, required: [...required] });
 
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`;
+const count = (n: number) => n.toLocaleString('en-US');
+/** The size rules in words, from the limits imageSizeProblem checks. */
+const SIZE_RULES = `both sides multiples of 16, the longer side at most ${MAX_SIDE}, aspect ratio at most ${MAX_RATIO}:1, ${count(MIN_PIXELS)} to ${count(MAX_PIXELS)} pixels`;
 const kinds = (rule: UploadRule) => rule.accept.join(', ');
 
 const SUBMISSION: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
@@ -60,8 +63,8 @@ export function toolDefinitions(context: ToolContext): Record<ToolName, ToolDefi
   const image = fieldsOf(IMAGE_GENERATE_RULE);
   const imageFields = (model: JsonSchema | undefined) => ({
     model: withText(model, context.imageModel ? `The image model; default ${context.imageModel}.` : 'The image model, e.g. omni-image.'),
-    prompt: withText(image.prompt, `What the image shows; at most ${MAX_IMAGE_PROMPT_LENGTH.toLocaleString('en-US')} characters.`),
-    size: withText(image.size, `"auto" (default) or WIDTHxHEIGHT: ${IMAGE_SIZE_RULES}. E.g. 1024x1024, 1536x1024, 1024x1536, 2048x2048, 3840x2160.`),
+    prompt: withText(image.prompt, `What the image shows; at most ${count(MAX_IMAGE_PROMPT_LENGTH)} characters.`),
+    size: withText(image.size, `"auto" (default) or WIDTHxHEIGHT: ${SIZE_RULES}. E.g. 1024x1024, 1536x1024, 1024x1536, 2048x2048, 3840x2160.`),
     n: withText(image.n, `How many images, 1 to ${MAX_IMAGES_PER_REQUEST}; default 1.`),
     quality: withText(image.quality, `${oneOf(IMAGE_QUALITIES)}; default "auto".`),
     callback_url: withText(image.callback_url, 'Optional: the service POSTs the finished task to this absolute http(s) URL.'),
@@ -95,7 +98,7 @@ export function toolDefinitions(context: ToolContext): Record<ToolName, ToolDefi
       inputSchema: objectSchema(
         {
           model: editModel,
-          prompt: withText(editPrompt, `The editing instruction; at most ${MAX_IMAGE_PROMPT_LENGTH.toLocaleString('en-US')} characters.`),
+          prompt: withText(editPrompt, `The editing instruction; at most ${count(MAX_IMAGE_PROMPT_LENGTH)} characters.`),
           image: withText(edit.image, `The image to edit, or a list of them: each ${imageRef}.`),
           mask: withText(edit.mask, `Optional mask image: ${imageRef}.`),
           size,

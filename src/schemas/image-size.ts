@@ -15,13 +15,11 @@ const WXH_EXACT = new RegExp(`^${WXH}$`);
 /** `auto` or `WIDTHxHEIGHT`, for a JSON Schema `pattern`. */
 export const IMAGE_SIZE_PATTERN = `^(?:auto|${WXH})$`;
 
-const MAX_SIDE = 3840;
-const MAX_RATIO = 3;
-const MIN_PIXELS = 655_360;
-const MAX_PIXELS = 8_294_400;
-
-/** The rules of a `WIDTHxHEIGHT` size in words (for agents' tool descriptions). */
-export const IMAGE_SIZE_RULES = `both sides multiples of 16, the longer side at most ${MAX_SIDE}, aspect ratio at most ${MAX_RATIO}:1, ${MIN_PIXELS.toLocaleString('en-US')} to ${MAX_PIXELS.toLocaleString('en-US')} pixels`;
+/** The limits of a `WIDTHxHEIGHT` size (the agents' tool descriptions state them too). */
+export const MAX_SIDE = 3840;
+export const MAX_RATIO = 3;
+export const MIN_PIXELS = 655_360;
+export const MAX_PIXELS = 8_294_400;
 
 /**
  * The rule a `size` breaks, or `undefined` when the service accepts it: both sides multiples
