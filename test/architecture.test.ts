@@ -51,8 +51,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
-  // The CLI uses only the package's public entries ('omnimedia', 'omnimedia/testing').
-  cli: [],
+  // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
+  // into its bin, the option checker, the reading of the service's times and the terminal-safe
+  // printer (pure modules: one copy of each rule; errors stay the main entry's, tsup.config.ts).
+  cli: ['option-checks', 'schemas', 'internal'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
   // omnimedia/mcp: the public client by its package name, and the request rules (their JSON

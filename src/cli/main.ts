@@ -1,4 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
+import { terminalJson } from '../internal/terminal-text.ts';
 import { UsageError, helpText, parseCommand } from './args.ts';
 import { COMMANDS, type Command } from './commands/index.ts';
 import { Context, type CliIO } from './context.ts';
@@ -97,9 +98,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // Ctrl-C during an upload or a query: the abort's reason surfaces; report it as such.
     const error = io.signal.aborted && !(caught instanceof Interrupted) ? new Interrupted() : caught;
     const flagFor = ctx?.flagFor ?? defaultFlagNamer;
-    io.stderr.write(`${errorText(error, flagFor)}\n`);
+    io.stderr.write(`${errorText(error, flagFor, ctx?.sent)}\n`);
     // With --json a script reads the error from stdout too, as the one JSON document there.
-    if (ctx ? ctx.output.json : argv.includes('--json')) io.stdout.write(`${JSON.stringify(errorJson(error, flagFor), null, 2)}\n`);
+    if (ctx ? ctx.output.json : argv.includes('--json')) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}\n`);
     return exitCodeFor(error);
   }
 }

@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ValidationError, fileFromPath, type OmniMedia } from 'omnimedia';
 import { SNIFF_BYTES, sniffMediaType } from '../schemas/sniff.ts';
+import { epochMs } from '../schemas/time.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
 import { isHttpUrl, type LocalFiles } from './local-files.ts';
 import type { Scrub } from './redaction.ts';
@@ -53,8 +54,7 @@ export async function uploadFile(args: Record<string, unknown>, client: OmniMedi
     record = kindOf(head, 'url') === 'image' ? await client.uploads.image(blob, options) : await client.uploads.video(blob, options);
   }
   const use = 'upload_id' in record ? `upload_id ${record.upload_id} (for edit_video's input_video)` : `url ${record.url} (for edit_image and generate_video)`;
-  // (A time value read here; issue 30's one reading of time values should take its place.)
-  const until = new Date(typeof record.expires_at === 'number' ? record.expires_at * 1000 : Number.NaN);
-  const line = `Uploaded ${record.filename ?? 'the file'}: ${use}, valid ${Number.isNaN(until.getTime()) ? '24 hours' : `until ${until.toISOString()}`}.`;
+  const until = epochMs(record.expires_at);
+  const line = `Uploaded ${record.filename ?? 'the file'}: ${use}, valid ${until === undefined ? '24 hours' : `until ${new Date(until).toISOString()}`}.`;
   return scrub({ content: [{ type: 'text', text: `${line}\n${JSON.stringify(record, null, 2)}` }], structuredContent: record as unknown as Record<string, unknown> });
 }

@@ -6,7 +6,7 @@
 import { MemoryRateLimits } from '../coordination/memory.ts';
 import type { Coordination, RateLimitStore } from '../coordination/ports.ts';
 import { createLogger, type LevelledLogger, type Logger } from '../internal/logger.ts';
-import { objectOf, OptionProblems } from '../option-checks.ts';
+import { objectOf, OptionProblems, serviceAddressProblem } from '../option-checks.ts';
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
@@ -173,8 +173,8 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
   const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
   if (!isHttpURL(baseURL)) problems.add('baseURL', `is required, an absolute http(s) URL: pass baseURL or set OMNIMEDIA_BASE_URL (got ${JSON.stringify(baseURL) ?? 'nothing'})`);
   else {
-    const url = new URL(baseURL);
-    if (url.username || url.password || url.search || url.hash) problems.add('baseURL', 'must not hold a user name, a password, a query or a fragment');
+    const problem = serviceAddressProblem(baseURL, new URL(baseURL));
+    if (problem) problems.add('baseURL', problem);
   }
   const basePath = o.basePath === undefined ? '/' : o.basePath;
   if (typeof basePath !== 'string' || !/^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/.test(basePath) || /\/\.{1,2}(?:\/|$)/.test(basePath))

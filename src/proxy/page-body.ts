@@ -3,17 +3,13 @@
  * progress for that long is a 408, and whatever it was feeding upstream is aborted with it),
  * and JSON bodies capped at 1 MiB and parsed strictly.
  */
-import { concatBytes } from '../internal/bytes.ts';
+import { MAX_JSON_BODY_BYTES, readAtMost, type ChunkSource } from '../internal/chunks.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { Exchange } from '../transport/exchange.ts';
 import { ProxyRefusal } from './answers.ts';
-import type { ChunkSource } from './multipart.ts';
 
 /** Smallest read handed on (16 KiB, a quarter of a socket read), but for the body's last bytes. */
 const MIN_READ = 16 * 1024;
-
-/** Largest JSON body the page may send (1 MiB): a submission is a few KB. */
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 /**
  * The page's body as chunks, each read given `idleTimeout` ms. `exchange` ends when the page
@@ -68,14 +64,8 @@ export function pageBody(body: ReadableStream<Uint8Array> | null, signal: AbortS
 export async function readJson(read: ChunkSource, declared: number | undefined, max = MAX_JSON_BODY_BYTES): Promise<unknown> {
   const tooLarge = () => new ProxyRefusal(413, 'too_large', `the JSON body is larger than ${max.toLocaleString('en-US')} bytes`);
   if (declared !== undefined && declared > max) throw tooLarge();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (let chunk = await read(); chunk !== undefined; chunk = await read()) {
-    total += chunk.byteLength;
-    if (total > max) throw tooLarge();
-    parts.push(chunk);
-  }
-  const bytes = concatBytes(parts);
+  const bytes = await readAtMost(read, max);
+  if (!bytes) throw tooLarge();
   const invalid = (why: string) => new ProxyRefusal(400, 'invalid_json', `the body is not ${why}`);
   let text: string;
   try {

@@ -11,11 +11,9 @@ import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, tooLargeMessage, typeProblem, typ
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from '../schemas/sniff.ts';
 import type { Framing } from '../uploads/streamed-body.ts';
 import { concatBytes } from '../internal/bytes.ts';
+import type { ChunkSource } from '../internal/chunks.ts';
+import { FRAMING_ALLOWANCE, boundaryOf, readFilePart } from '../uploads/multipart.ts';
 import { ProxyRefusal } from './answers.ts';
-import { boundaryOf, readFilePart, type ChunkSource } from './multipart.ts';
-
-/** Room for the form's framing around the file in a declared Content-Length: 64 KiB. */
-const FRAMING_ALLOWANCE = 64 * 1024;
 
 /** An upload whose form, type and start were checked: ready to stream on. */
 export interface CheckedUpload {
@@ -29,6 +27,7 @@ export interface CheckedUpload {
   next: ChunkSource;
 }
 
+const malformed = (message: string) => new ProxyRefusal(400, 'invalid_upload', message, { issues: [{ path: 'file', message }] });
 const issue = (status: number, code: string, message: string, headers?: Record<string, string>) =>
   new ProxyRefusal(status, code, `file: ${message}`, headers ? { issues: [{ path: 'file', message }], headers } : { issues: [{ path: 'file', message }] });
 
@@ -54,7 +53,7 @@ export async function checkUpload(kind: 'image' | 'video', headers: Headers, rea
   const declared = contentLength(headers.get('content-length'));
   if (declared !== undefined && declared > rule.maxBytes + FRAMING_ALLOWANCE)
     throw issue(413, 'too_large', tooLargeMessage(rule, `the request declares ${declared.toLocaleString('en-US')} bytes`));
-  const part = await readFilePart(read, boundary);
+  const part = await readFilePart(read, boundary, malformed);
   const parts: Uint8Array[] = [];
   let size = 0;
   for (let chunk = size < SNIFF_BYTES ? await part.next() : undefined; chunk; chunk = size < SNIFF_BYTES ? await part.next() : undefined) {

@@ -64,7 +64,7 @@ describe('omnimedia mcp over stdio (the built bin)', () => {
     expect(stderr).not.toContain(encodeURIComponent(KEY));
     // The client closed stdin: the server is gone.
     await expect.poll(() => { try { process.kill(pid!, 0); return true; } catch { return false; } }).toBe(false);
-  });
+  }, 90_000);
 
   it('mcp --help on stdout; --http without OMNIMEDIA_MCP_TOKEN refused (exit 2)', async () => {
     const help = await runBuilt(['mcp', '--help'], { env: env() });
@@ -74,7 +74,7 @@ describe('omnimedia mcp over stdio (the built bin)', () => {
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toContain('--http needs OMNIMEDIA_MCP_TOKEN');
     expect(noToken.stdout).toBe('');
-  });
+  }, 60_000);
 
   it('--http: the URL on stderr, the token required, Ctrl-C stops it', async () => {
     let url = '';
@@ -100,7 +100,7 @@ describe('omnimedia mcp over stdio (the built bin)', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(done.code).toBe(0);
     expect(done.stdout).toBe('');
-  });
+  }, 60_000);
 
   it('the bin loads omnimedia/mcp and the MCP SDK only in the mcp command', async () => {
     const bin = await readFile(CLI_PATH, 'utf8');

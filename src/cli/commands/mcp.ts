@@ -3,6 +3,7 @@ import type { McpServerOptions } from 'omnimedia/mcp';
 import { CONNECTION_OPTIONS, UsageError, listValue, stringValue } from '../args.ts';
 import type { Context } from '../context.ts';
 import { EXIT } from '../exit.ts';
+import { terminalText } from '../../internal/terminal-text.ts';
 import { serveMcpHttp } from '../mcp-http.ts';
 import type { Command } from './command.ts';
 
@@ -86,7 +87,8 @@ export const mcp: Command = {
     };
     const { createMcpServer } = await loadMcp();
     const create = (): McpServer => createMcpServer(options);
-    const log = (line: string) => ctx.io.stderr.write(`${line}\n`);
+    // Paths and addresses are shown, never interpreted by the terminal.
+    const log = (line: string) => ctx.io.stderr.write(`${terminalText(line)}\n`);
     if (!ctx.client().hasApiKey) log('omnimedia mcp: no API key (OMNIMEDIA_API_KEY or --api-key): get_task works, submissions and uploads will fail');
     log(`omnimedia mcp: local files from ${(options.allowedDirs ?? []).join(', ')}`);
 
