@@ -201,6 +201,14 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
       }
     },
   );
+  // A closed connection ends its session: its tasks are no one's to read any more. The service
+  // tasks run on (the client's journal keeps them, for `tasks.pending()` with a coordination).
+  const onclose = server.server.onclose;
+  server.server.onclose = () => {
+    jobs.stopAll('the MCP connection closed');
+    store.clear();
+    onclose?.();
+  };
   return server;
 }
 

@@ -2,6 +2,7 @@
 // SDK's timers alike): a 30 s video followed through tasks/get and tasks/result with as many
 // task queries as `.wait()` makes; a client without task support getting the running task
 // after waitMs, then its end through get_task; tasks/list and tasks/cancel.
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OmniMedia, type TaskResult } from 'omnimedia';
@@ -88,6 +89,18 @@ describe('a task-augmented call', () => {
     await runInFakeTime(sleep(60_000), { ms: 61_000 });
     expect(harness.mock.requests.length).toBe(before); // no more queries
     expect((await mcp.experimental.tasks.getTask(created.task.taskId)).status).toBe('cancelled');
+  });
+
+  it('a closed session stops following its tasks (the service tasks run on)', async () => {
+    harness = await startHarness({ mock: { durations: THIRTY_SECONDS } });
+    const mcp = await harness.connect();
+    await runInFakeTime(callAsTask(mcp, 'generate_video', { prompt: 'a fox' }));
+    await runInFakeTime(sleep(5_000));
+    // The client ends its session (DELETE), as a client leaving does.
+    await runInFakeTime((mcp.transport as StreamableHTTPClientTransport).terminateSession());
+    const before = harness.mock.requests.length;
+    await runInFakeTime(sleep(60_000), { ms: 61_000 });
+    expect(harness.mock.requests.length).toBe(before);
   });
 });
 
