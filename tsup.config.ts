@@ -58,9 +58,12 @@ const shared: Options = {
     'ai-sdk': 'src/ai-sdk/index.ts',
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
+    mcp: 'src/mcp/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],
+  // mcp (omnimedia/mcp) takes the client and its errors by the package's name, as ai-sdk does,
+  // and @modelcontextprotocol/sdk (an optional peer, every subpath) is the app's own.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
@@ -134,7 +137,8 @@ export default defineConfig([
     platform: 'node',
     target: 'node22',
     sourcemap: true,
-    external: ['omnimedia', 'omnimedia/testing'],
+    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs.
+    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', /^@modelcontextprotocol\/sdk(\/|$)/],
     esbuildPlugins: [errorsFromMainEntry],
   },
 ]);
