@@ -58,12 +58,14 @@ const shared: Options = {
     'ai-sdk': 'src/ai-sdk/index.ts',
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
+    mcp: 'src/mcp/index.ts',
     bullmq: 'src/bullmq/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  // bullmq (an optional peer of omnimedia/bullmq) is the app's own copy too; that entry takes
-  // the client by the package's name, as ai-sdk does.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', 'bullmq'],
+  // mcp (omnimedia/mcp) takes the client and its errors by the package's name, as ai-sdk does,
+  // and @modelcontextprotocol/sdk (an optional peer, every subpath) is the app's own. bullmq
+  // (an optional peer of omnimedia/bullmq, which takes the client by its name too) likewise.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/, 'bullmq'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
@@ -137,7 +139,8 @@ export default defineConfig([
     platform: 'node',
     target: 'node22',
     sourcemap: true,
-    external: ['omnimedia', 'omnimedia/testing'],
+    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs.
+    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', /^@modelcontextprotocol\/sdk(\/|$)/],
     esbuildPlugins: [errorsFromMainEntry],
   },
 ]);
