@@ -15,8 +15,7 @@ import { errorText } from '../internal/error-text.ts';
 
 const PROVIDERS = ['omni-mock-1', 'omni-mock-2', 'omni-mock-3'];
 // Bounded like the proxy: the last 1,000 requests and deliveries, 10,000 tasks (older: 404).
-const MAX_LOG = 1000;
-const MAX_TASKS = 10_000;
+const [MAX_LOG, MAX_TASKS] = [1000, 10_000];
 
 type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Request, root: string) => Promise<Response> | Response };
 

@@ -47,7 +47,7 @@ describe('omniMediaProcessor (one process)', () => {
     await expect(processor(marked)).rejects.toBeInstanceOf(UnrecoverableError);
     mock.failNextTask('provider_error');
     await expect(processor(memoryJob({ id: 'bad', op: 'images.generate', params: { model: 'omni-image', prompt: 'z' } }))).rejects.toThrow(UnrecoverableError);
-    await expect(processor(memoryJob({ id: 'invalid', op: 'images.generate', params: { model: 'omni-image', prompt: 'z', n: 9 } }))).rejects.toThrow(UnrecoverableError);
+    await expect(processor(memoryJob({ id: 'invalid', op: 'images.generate', params: { model: 'omni-image', prompt: 'z', n: 9 as 1 } }))).rejects.toThrow(UnrecoverableError);
     expect(mock.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
     mock.close();
   });
