@@ -10,7 +10,7 @@ import { objectOf, OptionProblems } from '../option-checks.ts';
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
-import { keyForms } from './upstream.ts';
+import { createRedactor, type Redactor } from '../internal/redact.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
@@ -138,8 +138,8 @@ export interface ProxyOptions {
 export interface ProxySettings {
   authorize: ProxyOptions['authorize'];
   apiKey: string;
-  /** The key as an echo may write it (upstream.ts `keyForms`). */
-  keyForms: readonly string[];
+  /** Removes the key, in every form an echo may write it, from what the page gets and the logs. */
+  redactor: Redactor;
   /** Ends in `/`. */
   baseURL: string;
   /** `''` at the root, else `/a/b` (no trailing slash). */
@@ -215,10 +215,11 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     problems.add('logger', 'must have warn and error methods, as console does');
   problems.done();
   const fetchImpl = o.fetch as Fetch | undefined;
+  const redactor = createRedactor([apiKey as string]);
   return {
     authorize: o.authorize as ProxyOptions['authorize'],
     apiKey: apiKey as string,
-    keyForms: keyForms(apiKey as string),
+    redactor,
     baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
     basePath: (basePath as string).replace(/\/$/, ''),
     allowedOrigins: origins,
@@ -231,6 +232,6 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     idleTimeout: (o.idleTimeout as number | undefined) ?? DEFAULT_PROXY_IDLE_TIMEOUT_MS,
     // Looked up at call time, so a fetch patched after the proxy was made (MSW) is used.
     fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: createLogger(logger ?? console, 'warn', apiKey as string),
+    logger: createLogger(logger ?? console, 'warn', redactor),
   };
 }
