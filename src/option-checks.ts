@@ -5,6 +5,7 @@
  */
 import type { CallbackDedupeStore, Coordination } from './coordination/ports.ts';
 import { ValidationError, type ValidationIssue } from './errors.ts';
+import { shown } from './internal/error-text.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import {
   DEFAULT_CALLBACK_MAX_BYTES,
@@ -30,10 +31,20 @@ import {
 } from './options.ts';
 import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
+import { readCallerInput } from './validation/caller-input.ts';
 
 // A timer cannot hold more (setTimeout fires at once beyond it).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+
+/** `read()`, or `undefined` when it throws (a getter or a Proxy trap of the caller's object: no usable value). */
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
 
 /** Collects the problems of one set of options; `done()` throws them as one `ValidationError`. */
 export class OptionProblems {
@@ -56,26 +67,25 @@ export class OptionProblems {
   ms(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
-      this.add(path, `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${String(value)})`);
+      this.add(path, `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${shown(value)})`);
   }
 
   /** A whole number from `min`, when given. */
   count(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isSafeInteger(value) || (value as number) < min)
-      this.add(path, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (got ${String(value)})`);
+      this.add(path, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (got ${shown(value)})`);
   }
 
   signal(value: unknown): void {
-    if (value === undefined) return;
     const signal = value as Partial<AbortSignal> | null;
-    if (!signal || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')
+    if (value !== undefined && !safely(() => !!signal && typeof signal.addEventListener === 'function' && typeof signal.aborted === 'boolean'))
       this.add('signal', 'must be an AbortSignal');
   }
 
   /** A port (an object with the method `method`), when given. */
   port(path: string, value: unknown, method: string, what: string): void {
-    if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') this.add(path, `must be ${what}`);
+    if (value !== undefined && typeof safely(() => (value as Record<string, unknown> | null)?.[method]) !== 'function') this.add(path, `must be ${what}`);
   }
 
   fn(path: string, value: unknown): void {
@@ -90,18 +100,24 @@ export class OptionProblems {
   }
 }
 
-/** An options argument must be an object when given. */
-export function objectOf<T extends object>(options: T | undefined, context: string): Partial<Record<keyof T, unknown>> {
+/** An options argument, an object when given, read once (`readCallerInput`: ports and functions kept as given). */
+export function objectOf<T extends object>(options: T | undefined, context: string, taskId?: string): Partial<Record<keyof T, unknown>> {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
-  return options as Partial<Record<keyof T, unknown>>;
+  try {
+    if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
+    return readCallerInput(options, `${context} options`) as Partial<Record<keyof T, unknown>>;
+  } catch (error) {
+    // Options of a call about a task (a wait): the error says which task.
+    if (error instanceof ValidationError && taskId !== undefined) error.taskId = taskId;
+    throw error;
+  }
 }
 
 /**
- * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, an
- * upload's or a download's `onProgress`, a download's `idleTimeout`) before anything is sent.
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, `onProgress`,
+ * a download's `idleTimeout` and `overwrite`) before anything is sent; returns them as read, once.
  */
-export function checkRequestOptions(options: (RequestOptions & { onProgress?: unknown }) | DownloadOptions | undefined, context: string): void {
+export function checkRequestOptions<O extends RequestOptions | DownloadOptions>(options: O | undefined, context: string): O {
   const o = objectOf(options as DownloadOptions | undefined, context);
   const problems = new OptionProblems(`${context} options`);
   problems.signal(o.signal);
@@ -109,7 +125,9 @@ export function checkRequestOptions(options: (RequestOptions & { onProgress?: un
   problems.ms('idleTimeout', o.idleTimeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.fn('onProgress', o.onProgress);
+  if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean') problems.add('overwrite', `must be true or false (got ${shown(o.overwrite)})`);
   problems.done();
+  return o as O;
 }
 
 /** What a wait runs with: the options checked, the defaults filled in. */
@@ -126,7 +144,7 @@ export interface WaitSettings {
 
 /** Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id. */
 export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
-  const o = objectOf(options, 'wait options');
+  const o = objectOf(options, 'wait', taskId);
   const problems = new OptionProblems('wait options');
   problems.ms('timeout', o.timeout, 1);
   problems.ms('initialDelay', o.initialDelay, 0);
@@ -156,6 +174,15 @@ export function resolveParseCallbackOptions(options: ParseCallbackOptions | unde
   problems.count('maxBytes', o.maxBytes, 1);
   problems.done();
   return (o.maxBytes as number | undefined) ?? DEFAULT_CALLBACK_MAX_BYTES;
+}
+
+/** Check the options of `callbacks.verify`: `parseCallback`'s, and the `signal` of its task query. */
+export function resolveVerifyOptions(options: (ParseCallbackOptions & { signal?: AbortSignal }) | undefined): { parse: ParseCallbackOptions; signal: AbortSignal | undefined } {
+  const o = objectOf(options, 'callbacks.verify');
+  const problems = new OptionProblems('callbacks.verify options');
+  problems.signal(o.signal);
+  problems.done();
+  return { parse: o as ParseCallbackOptions, signal: o.signal as AbortSignal | undefined };
 }
 
 /** What a callback handler runs with. */
@@ -239,14 +266,14 @@ function checkConnection(
   const page = proxy === undefined ? undefined : (globalThis as { location?: { href?: string } }).location?.href;
   const url = typeof given === 'string' && URL.canParse(given, page) ? new URL(given, page) : undefined;
   if (!given) problems.add(name, 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
-  else if (!/^https?:$/.test(url?.protocol ?? '')) problems.add(name, `must be an absolute http(s) URL (got "${String(given)}")`);
+  else if (!/^https?:$/.test(url?.protocol ?? '')) problems.add(name, `must be an absolute http(s) URL (got "${shown(given)}")`);
   problems.ms('timeout', o.timeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
   problems.fn('fetch', o.fetch);
   const envLevel = env('OMNIMEDIA_LOG');
   const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
-  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
+  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${shown(logLevel)})`);
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
     // Read only once the checks passed (done() throws first): a string then.
@@ -359,7 +386,7 @@ export function resolveOpenTelemetryOptions<T, M>(
   problems.port('tracerProvider', o.tracerProvider, 'getTracer', 'a TracerProvider (with getTracer)');
   problems.port('meterProvider', o.meterProvider, 'getMeter', 'a MeterProvider (with getMeter)');
   for (const name of ['httpSpans', 'propagate'] as const)
-    if (o[name] !== undefined && typeof o[name] !== 'boolean') problems.add(name, `must be true or false (got ${String(o[name])})`);
+    if (o[name] !== undefined && typeof o[name] !== 'boolean') problems.add(name, `must be true or false (got ${shown(o[name])})`);
   problems.done();
   return {
     tracerProvider: o.tracerProvider as T | undefined,

@@ -44,12 +44,24 @@ export interface PlainDataReading {
    * logger); only data is copied. Without it, any of these is `not_data`.
    */
   keepBehaviour?: boolean | undefined;
+  /**
+   * The value is a record of fields (params, options): read as its own enumerable properties
+   * whatever its prototype (an instance of an options class), as `JSON.stringify` reads it.
+   */
+  record?: boolean | undefined;
 }
 
-/** `messages[0].content`: a path in `ValidationIssue.path`'s words. */
-const pathOf = (parent: string, key: string | number) => (typeof key === 'number' ? `${parent}[${key}]` : parent ? `${parent}.${key}` : key);
+/** `messages[0].content`: a trail of keys as `ValidationIssue.path` writes it. */
+const pathOf = (trail: readonly (string | number)[]) => trail.reduce<string>((out, key) => (typeof key === 'number' ? `${out}[${key}]` : out ? `${out}.${key}` : key), '');
 
 const kindOf = (value: unknown) => (typeof value === 'number' ? `the number ${String(value)}` : `a ${typeof value}`);
+const messageOf = (error: unknown) => {
+  try {
+    return String((error as Error | undefined)?.message ?? error).slice(0, 200);
+  } catch {
+    return 'unreadable';
+  }
+};
 
 /**
  * Copy a JSON-like value into fresh plain data: objects with `Object.prototype`, arrays,
@@ -63,92 +75,127 @@ const kindOf = (value: unknown) => (typeof value === 'number' ? `the number ${St
  * @throws PlainDataError naming where in the value
  */
 export function toPlainData(value: unknown, reading: number | PlainDataReading = {}): unknown {
-  const { maxBytes, keepBehaviour } = typeof reading === 'number' ? { maxBytes: reading, keepBehaviour: false } : reading;
+  const { maxBytes, keepBehaviour, record } = typeof reading === 'number' ? { maxBytes: reading, keepBehaviour: false, record: false } : reading;
   let size = 0;
+  // Where the copy is, built into a path only for an error (a task answer is copied on every query).
+  const trail: (string | number)[] = [];
   const ancestors = new Set<object>();
-  const grow = (bytes: number, path: string) => {
+  const refuse = (problem: PlainDataProblem, message: string) => new PlainDataError(problem, message, pathOf(trail));
+  const grow = (bytes: number) => {
     if (maxBytes === undefined) return;
     size += bytes;
-    if (size > maxBytes) throw new PlainDataError('too_large', `about ${size.toLocaleString('en-US')} bytes as JSON, and counting`, path);
+    if (size > maxBytes) throw refuse('too_large', `about ${size.toLocaleString('en-US')} bytes as JSON, and counting`);
   };
-  /** `read()`, or `unreadable` at `path` when it throws (a getter, a Proxy's trap, a revoked Proxy). */
-  const guarded = <T>(path: string, read: () => T): T => {
-    try {
-      return read();
-    } catch (error) {
-      if (error instanceof PlainDataError) throw error;
-      throw new PlainDataError('unreadable', `cannot be read (${String((error as Error | undefined)?.message ?? error).slice(0, 200)})`, path);
-    }
-  };
-  const copy = (input: unknown, depth: number, path: string): unknown => {
-    if (depth > MAX_DEPTH) throw new PlainDataError('too_deep', `nests deeper than ${MAX_DEPTH} levels`, path);
+  const unreadable = (error: unknown) => (error instanceof PlainDataError ? error : refuse('unreadable', `cannot be read (${messageOf(error)})`));
+  const copy = (input: unknown, depth: number): unknown => {
+    if (depth > MAX_DEPTH) throw refuse('too_deep', `nests deeper than ${MAX_DEPTH} levels`);
     switch (typeof input) {
       case 'string':
-        grow(input.length + 2, path);
+        grow(input.length + 2);
         return input;
       case 'number':
         // Caller input keeps it for the rules to name (`n`: got NaN); JSON cannot carry it.
-        if (!Number.isFinite(input) && !keepBehaviour) throw new PlainDataError('not_data', `holds ${kindOf(input)}, which JSON cannot carry`, path);
-        grow(8, path);
+        if (!Number.isFinite(input) && !keepBehaviour) throw refuse('not_data', `holds ${kindOf(input)}, which JSON cannot carry`);
+        grow(8);
         return input;
       case 'boolean':
-        grow(8, path);
+        grow(8);
         return input;
       case 'function':
         if (keepBehaviour) return input;
-        throw new PlainDataError('not_data', 'holds a function, which JSON cannot carry', path);
+        throw refuse('not_data', 'holds a function, which JSON cannot carry');
       case 'object': {
         if (input === null) {
-          grow(4, path);
+          grow(4);
           return null;
         }
-        if (ancestors.has(input)) throw new PlainDataError('cycle', 'holds itself (a cycle), which JSON cannot carry', path);
-        const isArray = guarded(path, () => Array.isArray(input));
-        if (!isArray && !guarded(path, () => isPlainObject(input))) {
+        if (ancestors.has(input)) throw refuse('cycle', 'holds itself (a cycle), which JSON cannot carry');
+        let isArray: boolean;
+        let plain: boolean;
+        try {
+          isArray = Array.isArray(input);
+          plain = isArray || (record === true && depth === 0) || isPlainObject(input);
+        } catch (error) {
+          throw unreadable(error);
+        }
+        if (!plain) {
           if (keepBehaviour) return input;
-          const name = guarded(path, () => (input as { constructor?: { name?: unknown } }).constructor?.name);
-          throw new PlainDataError('not_data', `holds a ${typeof name === 'string' && name ? name : 'non-plain'} object, not JSON data`, path);
+          let name: unknown;
+          try {
+            name = (input as { constructor?: { name?: unknown } }).constructor?.name;
+          } catch (error) {
+            throw unreadable(error);
+          }
+          throw refuse('not_data', `holds a ${typeof name === 'string' && name ? name : 'non-plain'} object, not JSON data`);
         }
         ancestors.add(input);
         try {
-          return isArray ? copyArray(input as unknown[], depth, path) : copyObject(input as Record<string, unknown>, depth, path);
+          return isArray ? copyArray(input as unknown[], depth) : copyObject(input as Record<string, unknown>, depth);
         } finally {
           ancestors.delete(input);
         }
       }
       default:
-        throw new PlainDataError('not_data', `holds ${kindOf(input)}, which JSON cannot carry`, path);
+        throw refuse('not_data', `holds ${kindOf(input)}, which JSON cannot carry`);
     }
   };
-  const copyArray = (input: unknown[], depth: number, path: string): unknown[] => {
-    const length = guarded(path, () => input.length);
+  const copyArray = (input: unknown[], depth: number): unknown[] => {
+    let length: number;
+    try {
+      length = input.length;
+    } catch (error) {
+      throw unreadable(error);
+    }
     if (length > MAX_ARRAY_ITEMS)
-      throw new PlainDataError('too_many_items', `holds an array of ${length.toLocaleString('en-US')} items (at most ${MAX_ARRAY_ITEMS.toLocaleString('en-US')})`, path);
-    grow(2, path);
+      throw refuse('too_many_items', `holds an array of ${length.toLocaleString('en-US')} items (at most ${MAX_ARRAY_ITEMS.toLocaleString('en-US')})`);
+    grow(2);
     const out: unknown[] = [];
     for (let i = 0; i < length; i++) {
-      grow(1, path);
-      const item = guarded(pathOf(path, i), () => input[i]);
+      grow(1);
+      trail.push(i);
+      let item: unknown;
+      try {
+        item = input[i];
+      } catch (error) {
+        throw unreadable(error);
+      }
       // As JSON.stringify writes them: a hole or an undefined item is null.
-      out.push(item === undefined ? null : copy(item, depth + 1, pathOf(path, i)));
+      out.push(item === undefined ? null : copy(item, depth + 1));
+      trail.pop();
     }
     return out;
   };
-  const copyObject = (input: Record<string, unknown>, depth: number, path: string): unknown => {
-    grow(2, path);
-    const keys = guarded(path, () => Object.keys(input));
+  const copyObject = (input: Record<string, unknown>, depth: number): unknown => {
+    grow(2);
+    let keys: string[];
+    try {
+      keys = Object.keys(input);
+    } catch (error) {
+      throw unreadable(error);
+    }
     const out: Record<string, unknown> = {};
     for (const key of keys) {
       if (key === '__proto__') continue;
-      const at = pathOf(path, key);
-      const item = guarded(at, () => input[key]);
-      if (item === undefined) continue; // as JSON.stringify would
+      trail.push(key);
+      let item: unknown;
+      try {
+        item = input[key];
+      } catch (error) {
+        throw unreadable(error);
+      }
       // An object with a method is a port (a store, a logger): kept as given, not copied.
-      if (keepBehaviour && depth > 0 && typeof item === 'function') return input;
-      grow(key.length + 4, at);
-      out[key] = copy(item, depth + 1, at);
+      if (keepBehaviour && depth > 0 && typeof item === 'function') {
+        trail.length -= 1;
+        return input;
+      }
+      if (item !== undefined) {
+        // As JSON.stringify would: an undefined property is left out.
+        grow(key.length + 4);
+        out[key] = copy(item, depth + 1);
+      }
+      trail.pop();
     }
     return out;
   };
-  return copy(value, 0, '');
+  return copy(value, 0);
 }

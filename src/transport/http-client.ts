@@ -360,14 +360,20 @@ function jsonText(request: HttpRequest<unknown>): string {
 function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpRequest<unknown>, redactor: Redactor): unknown {
   if (!text) return undefined;
   let problem: string;
+  let parsed: unknown;
   try {
-    return toPlainData(JSON.parse(text));
+    parsed = JSON.parse(text);
+    return toPlainData(parsed);
   } catch (error) {
     problem = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
   }
+  // JSON too deep or too long to use may still name its task at the top: a submission's answer
+  // names a task the service accepted, and the error must carry it.
+  const named = (parsed as { task_id?: unknown } | null | undefined)?.task_id;
+  const taskId = request.taskId ?? (request.retry === 'submission' && typeof named === 'string' && named ? named : undefined);
   throw new APIError(`${request.what}: the service answered ${meta.status} with ${problem}`, {
     ...meta,
     body: redactor.data(text.length > MAX_ERROR_BODY_BYTES ? text.slice(0, MAX_ERROR_BODY_BYTES) : text),
-    taskId: request.taskId,
+    taskId,
   });
 }

@@ -18,9 +18,10 @@ export function resolveReference<R extends Record_>(
   if (!reference || typeof reference !== 'object') return reference as unknown as string;
   const expires = reference.expires_at;
   if (typeof expires === 'number' && expires * 1000 <= now) {
+    const at = new Date(expires * 1000);
     issues.push({
       path,
-      message: `the upload expired at ${new Date(expires * 1000).toISOString()}: upload the file again`,
+      message: `the upload expired at ${Number.isNaN(at.getTime()) ? `expires_at ${expires}` : at.toISOString()}: upload the file again`,
     });
   }
   return reference[key] as unknown as string;
