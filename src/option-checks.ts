@@ -31,20 +31,12 @@ import {
 } from './options.ts';
 import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
+import { isPlainRecord, readOrUndefined } from './internal/plain-data.ts';
 import { readCallerInput } from './validation/caller-input.ts';
 
 // A timer cannot hold more (setTimeout fires at once beyond it).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-
-/** `read()`, or `undefined` when it throws (a getter or a Proxy trap of the caller's object: no usable value). */
-function safely<T>(read: () => T): T | undefined {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
-}
 
 /** Collects the problems of one set of options; `done()` throws them as one `ValidationError`. */
 export class OptionProblems {
@@ -79,13 +71,13 @@ export class OptionProblems {
 
   signal(value: unknown): void {
     const signal = value as Partial<AbortSignal> | null;
-    if (value !== undefined && !safely(() => !!signal && typeof signal.addEventListener === 'function' && typeof signal.aborted === 'boolean'))
+    if (value !== undefined && !readOrUndefined(() => !!signal && typeof signal.addEventListener === 'function' && typeof signal.aborted === 'boolean'))
       this.add('signal', 'must be an AbortSignal');
   }
 
   /** A port (an object with the method `method`), when given. */
   port(path: string, value: unknown, method: string, what: string): void {
-    if (value !== undefined && typeof safely(() => (value as Record<string, unknown> | null)?.[method]) !== 'function') this.add(path, `must be ${what}`);
+    if (value !== undefined && typeof readOrUndefined(() => (value as Record<string, unknown> | null)?.[method]) !== 'function') this.add(path, `must be ${what}`);
   }
 
   fn(path: string, value: unknown): void {
@@ -115,10 +107,10 @@ export function objectOf<T extends object>(options: T | undefined, context: stri
 
 /**
  * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, `onProgress`,
- * a download's `idleTimeout` and `overwrite`) before anything is sent; returns them as read, once.
+ * a download's `idleTimeout`, `overwrite`) before anything is sent; returns them as read, once (`taskId`: the errors' task).
  */
-export function checkRequestOptions<O extends RequestOptions | DownloadOptions>(options: O | undefined, context: string): O {
-  const o = objectOf(options as DownloadOptions | undefined, context);
+export function checkRequestOptions<O extends RequestOptions | DownloadOptions>(options: O | undefined, context: string, taskId?: string): O {
+  const o = objectOf(options as DownloadOptions | undefined, context, taskId);
   const problems = new OptionProblems(`${context} options`);
   problems.signal(o.signal);
   problems.ms('timeout', o.timeout, 1);
@@ -126,7 +118,7 @@ export function checkRequestOptions<O extends RequestOptions | DownloadOptions>(
   problems.count('maxRetries', o.maxRetries, 0);
   problems.fn('onProgress', o.onProgress);
   if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean') problems.add('overwrite', `must be true or false (got ${shown(o.overwrite)})`);
-  problems.done();
+  problems.done(taskId);
   return o as O;
 }
 
@@ -203,8 +195,7 @@ export function resolveHandlerOptions(options: CallbackHandlerOptions | undefine
   const dedupe = o.dedupe;
   if (dedupe !== undefined && typeof dedupe !== 'boolean') {
     const store = dedupe as Partial<CallbackDedupeStore> | null;
-    if (!store || typeof store.claim !== 'function' || typeof store.release !== 'function')
-      problems.add('dedupe', 'must be a boolean or a store with claim and release');
+    if (!readOrUndefined(() => !!store && typeof store.claim === 'function' && typeof store.release === 'function')) problems.add('dedupe', 'must be a boolean or a store with claim and release');
   }
   problems.done();
   return {
@@ -267,6 +258,11 @@ function checkConnection(
   const url = typeof given === 'string' && URL.canParse(given, page) ? new URL(given, page) : undefined;
   if (!given) problems.add(name, 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
   else if (!/^https?:$/.test(url?.protocol ?? '')) problems.add(name, `must be an absolute http(s) URL (got "${shown(given)}")`);
+  // Credentials: fetch refuses them on some runtimes, logs would show them; a query or fragment breaks every path.
+  else if (url && (url.username || url.password || url.search || url.hash)) problems.add(name, 'must not hold a user name, a password, a query or a fragment');
+  const headers = o.defaultHeaders;
+  const headersOk = headers === undefined || (isPlainRecord(headers) && Object.values(headers).every((v) => typeof v === 'string'));
+  if (!headersOk) problems.add('defaultHeaders', 'must be an object of header names and string values');
   problems.ms('timeout', o.timeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
@@ -277,11 +273,11 @@ function checkConnection(
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
     // Read only once the checks passed (done() throws first): a string then.
-    baseURL: `${proxy === undefined ? given : url?.href}`.replace(/\/?$/, '/'),
+    baseURL: `${proxy === undefined ? (typeof given === 'string' ? given : '') : url?.href}`.replace(/\/?$/, '/'),
     timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
     fetch: o.fetch as Fetch | undefined,
-    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
+    defaultHeaders: headersOk ? { ...(headers as Record<string, string> | undefined) } : {},
     logger: (o.logger as Logger | undefined) ?? console,
     logLevel,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
@@ -311,7 +307,8 @@ export function resolveClientOptions(
   const problems = new OptionProblems('new OmniMedia options');
   const connection = checkConnection(o, problems, env);
   const apiKey = connection.proxied ? undefined : ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY'));
-  if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
+  // An Authorization header holds visible ASCII only (fetch throws on anything else, and it would be no network fault).
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || (apiKey !== '' && !/^[\x21-\x7e]+$/.test(apiKey)))) problems.add('apiKey', 'must be a string of visible ASCII characters');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
       'apiKey',
@@ -326,8 +323,9 @@ export function resolveClientOptions(
   const coordination = o.coordination as Coordination | undefined;
   problems.port('coordination', coordination, 'budget', 'a Coordination, such as redisCoordination(redis) from omnimedia/redis');
   // With a coordination the upload cache is on by default, on the fleet's store.
-  const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
-  const cacheOptions = cache === true ? {} : cache || undefined;
+  const cache = o.uploadCache ?? (coordination ? true : undefined);
+  if (cache !== undefined && typeof cache !== 'boolean' && !isPlainRecord(cache)) problems.add('uploadCache', 'must be true, false or the cache’s options');
+  const cacheOptions: UploadCacheOptions | undefined = cache === true ? {} : isPlainRecord(cache) ? cache : undefined;
   if (cacheOptions) {
     problems.ms('uploadCache.margin', cacheOptions.margin, 0);
     problems.count('uploadCache.maxEntries', cacheOptions.maxEntries, 1);

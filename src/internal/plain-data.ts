@@ -34,6 +34,23 @@ export function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+/** `read()`, or `undefined` when it throws (a getter or a Proxy trap of a caller's object: no usable value). */
+export function readOrUndefined<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A plain object (an object literal's kind), checked without trusting the value: a class
+ * instance, a function or a Proxy that caller input kept as given is not one, and never throws.
+ */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return readOrUndefined(() => typeof value === 'object' && value !== null && isPlainObject(value)) === true;
+}
+
 /** How `toPlainData` reads a value. */
 export interface PlainDataReading {
   /** The most its JSON may weigh, counted as it is read (for values a caller built, which were never text). */

@@ -84,7 +84,8 @@ function base64Pattern(bytes: Uint8Array, align: number, urlSafe: boolean): { so
 function secretForms(secret: string): { anywhere: string[]; bounded: string[] } {
   const anywhere: string[] = [];
   const bounded: string[] = [];
-  const written = new Set([secret, encodeURIComponent(secret)]);
+  // A string that is not well-formed Unicode has no percent-encoding (encodeURIComponent throws).
+  const written = new Set([secret, secret.isWellFormed() ? encodeURIComponent(secret) : secret]);
   for (const form of written) (secret.length >= ALWAYS_SECRET_LENGTH ? anywhere : bounded).push(caseFreeEscapes(escapeLiteral(form)));
   const bytes = encoder.encode(secret);
   const hex = hexOf(bytes);

@@ -5,6 +5,7 @@ import { UnusableResultError } from '../errors/unusable-result.ts';
 import { downloadOne, outputBase } from '../downloads/download.ts';
 import { settleStaged, type Staged } from '../downloads/node-targets.ts';
 import type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from '../downloads/targets.ts';
+import { errorText } from '../internal/error-text.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -71,23 +72,21 @@ export class Files {
     span?: TelemetrySpan,
   ): Promise<Blob | string | void | (Blob | string | undefined)[]> {
     // The door: source and options read once, as plain data (targets and callbacks kept as given).
-    const read = checkRequestOptions(options, 'files.download');
     const given = readCallerInput(source, 'files.download source');
-    const { to } = read;
     if (typeof given === 'string') {
+      const read = checkRequestOptions(options, 'files.download');
       const problem = urlProblem(given);
       if (problem) throw new ValidationError([{ path: 'url', message: problem }], 'files.download');
-      if (typeof to === 'function') throw new ValidationError([{ path: 'to', message: 'a function target is for a task' }], 'files.download');
-      return downloadOne(this.#http, given, { index: 0, to, span }, read);
+      return downloadOne(this.#http, given, { index: 0, to: checkTarget(read.to, 'to'), span }, read);
     }
     if (typeof given !== 'object' || given === null || Array.isArray(given))
       throw new ValidationError([{ path: '', message: 'must be a result URL or a task (with its data[].url)' }], 'files.download');
     const task = given as TaskWithOutputs;
     const taskId = typeof task.task_id === 'string' && task.task_id ? task.task_id : undefined;
     try {
-      return await this.#downloadTask(task, taskId, read, span);
+      return await this.#downloadTask(task, taskId, checkRequestOptions(options, 'files.download'), span);
     } catch (error) {
-      // Every error of a task's download is about that task: it says which.
+      // Every error of a task's download (its options' included) is about that task: it says which.
       if (error instanceof OmniMediaError) error.taskId ??= taskId;
       throw error;
     }
@@ -101,14 +100,14 @@ export class Files {
   ): Promise<(Blob | string | undefined)[]> {
     const urls = resultURLs(task, taskId);
     const { to } = options;
-    if (to !== undefined && typeof to !== 'string' && typeof to !== 'function')
+    if (to !== undefined && (typeof to !== 'string' || to === '') && typeof to !== 'function')
       throw new ValidationError(
         [{ path: 'to', message: 'for a task, give a directory or a function choosing each output’s target' }],
         'files.download',
       );
     const targets = await Promise.all(
       urls.map(async (url, index) =>
-        typeof to === 'string' ? { to, into: { directory: to, base: await outputBase(taskId, index) } } : { to: typeof to === 'function' ? to({ url, index, taskId }) : undefined },
+        typeof to === 'string' ? { to, into: { directory: to, base: await outputBase(taskId, index) } } : { to: typeof to === 'function' ? chosenTarget(to, { url, index, taskId }) : undefined },
       ),
     );
     // A task's outputs are all or none: the first failure stops the others at once, and the
@@ -130,6 +129,31 @@ export class Files {
     if (failure) throw failure.error;
     return results;
   }
+}
+
+/** A file path, a web `WritableStream` or a Node `Writable` (by its methods); else a `ValidationError` naming `path`. */
+function checkTarget(to: unknown, path: string): DownloadTarget | undefined {
+  let problem: string;
+  try {
+    if (to === undefined || (typeof to === 'string' && to !== '') || to instanceof WritableStream) return to;
+    const node = to as Partial<NodeWritableLike> | null;
+    if (typeof node === 'object' && node !== null && ['write', 'end', 'on'].every((method) => typeof node[method as keyof NodeWritableLike] === 'function')) return to as NodeWritableLike;
+    problem = typeof to === 'function' ? 'a function target is for a task' : 'must be a file path, a WritableStream or a Node Writable';
+  } catch (error) {
+    problem = `cannot be read: ${errorText(error)}`; // a getter or a Proxy trap that throws
+  }
+  throw new ValidationError([{ path, message: problem }], 'files.download');
+}
+
+/** The target the caller's function chose for one output, checked; a function that throws is the caller's `ValidationError`. */
+function chosenTarget(choose: (output: { url: string; index: number; taskId: string | undefined }) => DownloadTarget, output: { url: string; index: number; taskId: string | undefined }): DownloadTarget | undefined {
+  let chosen: unknown;
+  try {
+    chosen = choose(output);
+  } catch (error) {
+    throw new ValidationError([{ path: 'to', message: `threw for output ${output.index}: ${errorText(error)}` }], 'files.download');
+  }
+  return checkTarget(chosen, `to(${output.index})`);
 }
 
 /** Why a URL cannot be downloaded, or `undefined`: an absolute http(s), `data:` or `blob:` URL, without credentials. */

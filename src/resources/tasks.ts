@@ -60,7 +60,7 @@ export class Tasks {
    */
   async retrieve(taskId: string, options?: RetrieveOptions): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.retrieve task id');
-    const read = checkRequestOptions(options, 'tasks.retrieve');
+    const read = checkRequestOptions(options, 'tasks.retrieve', taskId);
     const span = this.#waiting.telemetry?.call('tasks.retrieve');
     return span ? span.run(() => retrieveTask(this.#http, taskId, read, span)) : retrieveTask(this.#http, taskId, read);
   }

@@ -6,7 +6,7 @@ import { BASE_URL, FILE_URL, fileObject, mangled, options, outcome, realize, run
 
 const service = new ScriptedService();
 const client = new OmniMedia({ apiKey: 'sk-prop-0123456789abcdef', baseURL: BASE_URL, fetch: service.fetch, logLevel: 'off', maxRetries: 1 });
-const WAIT = { timeout: 20_000, initialDelay: 0, interval: 500, maxInterval: 2_000 };
+const WAIT = { timeout: 6_000, initialDelay: 0, interval: 1_000, maxInterval: 2_000 };
 
 beforeEach(() => void vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] }));
 afterEach(() => void vi.useRealTimers());
