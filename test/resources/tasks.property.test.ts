@@ -9,7 +9,7 @@ import { anyValue, BASE_URL, ID, mangled, outcome, realize, runs, ScriptedServic
 const service = new ScriptedService();
 const client = new OmniMedia({ baseURL: BASE_URL, fetch: service.fetch, logLevel: 'off', maxRetries: 1 });
 const keyless = new TasksClient({ baseURL: BASE_URL, fetch: service.fetch, logLevel: 'off', maxRetries: 1 });
-const WAIT = { timeout: 6_000, initialDelay: 0, interval: 1_000, maxInterval: 2_000 };
+const WAIT = { timeout: 3_000, initialDelay: 0, interval: 1_000, maxInterval: 2_000 };
 
 beforeEach(() => void vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] }));
 afterEach(() => void vi.useRealTimers());
