@@ -22,7 +22,7 @@ async function submitAndWait(submit: (params: never, opts: never) => TaskPromise
 describe('images: any input, any answer, an OmniMediaError or a result', () => {
   it('images.generate', async () => {
     await fc.assert(
-      fc.asyncProperty(mangled({ model: 'omni-image', prompt: 'a fox', size: '1024x1024', n: 1 }, ['quality', 'callback_url']), options(), mangled(WAIT), script, async (params, opts, wait, answers) => {
+      fc.asyncProperty(mangled({ model: 'omni-image', prompt: 'a fox', size: '1024x1024', n: 1 }, ['quality', 'callback_url']), options(), mangled(WAIT, [], ['timeout']), script, async (params, opts, wait, answers) => {
         service.reset(answers);
         await submitAndWait((p, o) => client.images.generate(p as ImageGenerateParams, o), [params, opts, wait]);
       }),
@@ -35,7 +35,7 @@ describe('images: any input, any answer, an OmniMediaError or a result', () => {
       fc.asyncProperty(
         mangled({ model: 'omni-image', prompt: 'make it night', image: [FILE_URL, fileObject('blob')], mask: fileObject('bytes') }, ['size', 'n']),
         options(),
-        mangled(WAIT),
+        mangled(WAIT, [], ['timeout']),
         script,
         async (params, opts, wait, answers) => {
           service.reset(answers);

@@ -30,7 +30,7 @@ describe('tasks: any id, any options, any answer, an OmniMediaError carrying the
     ['tasks.watch', (c: typeof client | typeof keyless, id: unknown, o: unknown) => watched((c instanceof TasksClient ? c : c.tasks).watch(id as string, o as never))],
   ] as const)('%s (OmniMedia and TasksClient)', async (_name, call) => {
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), taskId, mangled(WAIT), script, async (useKeyless, idRecipe, optionsRecipe, answers) => {
+      fc.asyncProperty(fc.boolean(), taskId, mangled(WAIT, [], ['timeout']), script, async (useKeyless, idRecipe, optionsRecipe, answers) => {
         service.reset(answers);
         const id = realize(idRecipe);
         const opts = realize(optionsRecipe);

@@ -17,7 +17,7 @@ describe('videos: any input, any answer, an OmniMediaError or a result', () => {
     ['videos.edit (a video uploaded first)', (p: unknown, o: unknown) => client.videos.edit(p as VideoEditParams, o as never), { prompt: 'make it snow', input_video: 'upload_1' }, ['messages', 'model', 'resolution']],
   ] as const)('%s', async (_name, submit, base, extra) => {
     await fc.assert(
-      fc.asyncProperty(mangled(base, extra), options(), mangled(WAIT), script, async (...recipes) => {
+      fc.asyncProperty(mangled(base, extra), options(), mangled(WAIT, [], ['timeout']), script, async (...recipes) => {
         const [params, opts, wait] = recipes.slice(0, 3).map((recipe) => realize(recipe));
         service.reset(recipes[3]);
         const pending = submit(params, opts);
