@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError } from 'omnimedia';
 import { TasksClient } from 'omnimedia/tasks';
-import { BASE_URL, mangled, realize, RUNS, runs } from './helpers/properties.ts';
+import { BASE_URL, mangled, realize, RUNS, runs, TEST_TIMEOUT } from './helpers/properties.ts';
 
 const BASE = { apiKey: 'sk-prop-0123456789abcdef', baseURL: BASE_URL, timeout: 5_000, maxRetries: 1, logLevel: 'off' };
 const EXTRA = ['fetch', 'defaultHeaders', 'logger', 'uploadTimeout', 'uploadCache', 'callbackSecret', 'maxPollsPerSecond', 'coordination', 'proxyURL', 'telemetry', 'dangerouslyAllowBrowser'];
@@ -24,5 +24,5 @@ describe('constructors: any options, a client or a ValidationError', () => {
       }),
       runs(RUNS * 8),
     );
-  });
+  }, TEST_TIMEOUT);
 });

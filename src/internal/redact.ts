@@ -148,17 +148,30 @@ export interface Redactor {
 
 /** A redactor of `secrets` (undefined and empty ones ignored), tokens and URL credentials. */
 export function createRedactor(secrets: readonly (string | undefined)[] = []): Redactor {
+  return redactorOf(secrets, secretForms);
+}
+
+/**
+ * The redactor of a client that holds no secret (`TasksClient`): tokens, URL credentials and
+ * queries only, without the secrets' encodings (about 1 KB a keyless page does not ship).
+ */
+export function createKeylessRedactor(): Redactor {
+  return redactorOf([], undefined);
+}
+
+function redactorOf(secrets: readonly (string | undefined)[], formsOf: typeof secretForms | undefined): Redactor {
   const known = new Set<string>();
   let pattern: RegExp;
   const compile = () => {
     const anywhere: string[] = [];
     const bounded: string[] = [];
     // Longer secrets first: a shorter one inside a longer one must not leave the rest behind.
-    for (const secret of [...known].sort((a, b) => b.length - a.length)) {
-      const forms = secretForms(secret);
-      anywhere.push(...forms.anywhere);
-      bounded.push(...forms.bounded);
-    }
+    if (formsOf)
+      for (const secret of [...known].sort((a, b) => b.length - a.length)) {
+        const forms = formsOf(secret);
+        anywhere.push(...forms.anywhere);
+        bounded.push(...forms.bounded);
+      }
     const alternatives = [TOKEN_VALUE, CREDENTIALS, ...anywhere];
     if (bounded.length > 0) alternatives.push(`${BEFORE_TOKEN}(?:${bounded.join('|')})${AFTER_TOKEN}`);
     pattern = new RegExp(alternatives.join('|'), 'gu');
