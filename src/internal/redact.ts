@@ -56,21 +56,20 @@ function base64Pattern(bytes: Uint8Array, align: number, urlSafe: boolean): { so
   const alphabet = urlSafe ? BASE64.replace('+', '-').replace('/', '_') : BASE64;
   const start = align * 8;
   const end = start + bytes.length * 8;
-  const bit = (position: number) => (bytes[(position - start) >> 3]! >> (7 - ((position - start) & 7))) & 1;
   let source = '';
   let fixed = 0;
   for (let char = Math.floor(start / 6); char * 6 < end; char++) {
-    // The characters whose 6 bits agree with every bit the secret fixes.
-    const from = char * 6;
-    const allowed: string[] = [];
-    for (let value = 0; value < 64; value++) {
-      let fits = true;
-      for (let i = 0; i < 6 && fits; i++) {
-        const position = from + i;
-        if (position >= start && position < end) fits = ((value >> (5 - i)) & 1) === bit(position);
-      }
-      if (fits) allowed.push(alphabet[value]!);
+    // The bits of this character the secret fixes (`mask`) and their values (`want`).
+    let mask = 0;
+    let want = 0;
+    for (let i = 0; i < 6; i++) {
+      const position = char * 6 + i - start;
+      if (position < 0 || position >= bytes.length * 8) continue;
+      mask |= 32 >> i;
+      if ((bytes[position >> 3]! >> (7 - (position & 7))) & 1) want |= 32 >> i;
     }
+    const allowed: string[] = [];
+    for (let value = 0; value < 64; value++) if ((value & mask) === want) allowed.push(alphabet[value]!);
     if (allowed.length === 1) fixed++;
     source += classOf(allowed);
   }
@@ -161,8 +160,9 @@ export function createKeylessRedactor(): Redactor {
 
 function redactorOf(secrets: readonly (string | undefined)[], formsOf: typeof secretForms | undefined): Redactor {
   const known = new Set<string>();
-  let pattern: RegExp;
-  const compile = () => {
+  // Built at the first use (most clients never log or fail): a new OmniMedia() costs no regex.
+  let built: RegExp | undefined;
+  const compile = (): RegExp => {
     const anywhere: string[] = [];
     const bounded: string[] = [];
     // Longer secrets first: a shorter one inside a longer one must not leave the rest behind.
@@ -174,19 +174,19 @@ function redactorOf(secrets: readonly (string | undefined)[], formsOf: typeof se
       }
     const alternatives = [TOKEN_VALUE, CREDENTIALS, ...anywhere];
     if (bounded.length > 0) alternatives.push(`${BEFORE_TOKEN}(?:${bounded.join('|')})${AFTER_TOKEN}`);
-    pattern = new RegExp(alternatives.join('|'), 'gu');
+    return new RegExp(alternatives.join('|'), 'gu');
   };
   const add = (secret: string | undefined) => {
     if (!secret || known.has(secret)) return;
     known.add(secret);
-    compile();
+    built = undefined;
   };
-  compile();
   for (const secret of secrets) add(secret);
 
   const secretsOut = (text: string) =>
-    text.replace(pattern, (_match, parameter: string | undefined, scheme: string | undefined) => `${parameter ?? scheme ?? ''}${REDACTED}`);
+    text.replace((built ??= compile()), (_match, parameter: string | undefined, scheme: string | undefined) => `${parameter ?? scheme ?? ''}${REDACTED}`);
   const finds = (text: string) => {
+    const pattern = (built ??= compile());
     pattern.lastIndex = 0;
     const found = pattern.test(text);
     pattern.lastIndex = 0;

@@ -2,7 +2,7 @@
 // (secretFormsIn) decodes instead of matching the redactor's own patterns.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CALLBACK_TOKEN_PARAM, createRedactor, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
+import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
 import { secretFormsIn } from '../helpers/secret-forms.ts';
 
 const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=';
@@ -127,6 +127,14 @@ describe('callback tokens, URL credentials and signed queries', () => {
     expect(redactor.text('{"url":"https://h/a.png?sig=1"}')).toBe(`{"url":"https://h/a.png?${REDACTED}"}`);
     expect(redactor.data({ url: signed })).toEqual({ url: signed });
     expect(redactor.text('https://h/a.png and https://h/b?')).toBe('https://h/a.png and https://h/b?');
+  });
+
+  it('the keyless redactor (TasksClient) removes tokens, credentials and queries all the same', () => {
+    const keyless = createKeylessRedactor();
+    expect(keyless.text(`https://u:p@h.example/cb?${CALLBACK_TOKEN_PARAM}=abc&x=1 and https://cdn.example/a.png?sig=1`)).toBe(
+      `https://${REDACTED}@h.example/cb?${REDACTED} and https://cdn.example/a.png?${REDACTED}`,
+    );
+    expect(keyless.data(`cb?${CALLBACK_TOKEN_PARAM}=abc`)).toBe(`cb?${CALLBACK_TOKEN_PARAM}=${REDACTED}`);
   });
 
   it('headers(): each value as data() leaves it', () => {
