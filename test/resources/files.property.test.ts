@@ -1,17 +1,16 @@
 // files.download under any source, options and answers (test/helpers/properties.ts): a task's
 // errors carry its id. A path target is always inside a temporary directory (a property test
 // writes nowhere else).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OmniMedia } from 'omnimedia';
+import { tempDir } from '../helpers/fixtures.ts';
 import { anyValue, BASE_URL, FILE_URL, ID, mangled, outcome, realize, runs, ScriptedService, script, signalOf, taskBody, TEST_TIMEOUT } from '../helpers/properties.ts';
 
 const service = new ScriptedService();
 const client = new OmniMedia({ baseURL: BASE_URL, fetch: service.fetch, logLevel: 'off', maxRetries: 1 });
-const dir = mkdtempSync(join(tmpdir(), 'omnimedia-prop-dl-'));
+const dir = await tempDir();
 
 beforeEach(() => void vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] }));
 afterEach(() => void vi.useRealTimers());
