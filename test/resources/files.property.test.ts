@@ -20,14 +20,22 @@ const source = fc.oneof(
   { weight: 4, arbitrary: taskBody(ID) },
   { weight: 1, arbitrary: anyValue },
 );
-/** Where it goes: a Blob (no `to`), a path in the temporary directory, a web stream, a function, or anything. */
+/** Where it goes: a Blob (no `to`), a path in the temporary directory, a web stream, a function, or anything (a string made a path in the directory). */
 const target = fc.oneof(
   fc.constant(undefined),
-  fc.string({ maxLength: 12 }).map((name) => join(dir, 'p', name.replaceAll('\0', ''))),
+  fc.string({ maxLength: 12 }).map((name) => join(dir, 'p', name)),
   fc.constant('stream'),
   fc.constant('function'),
-  anyValue.filter((value) => typeof value !== 'string'),
+  anyValue,
 );
+
+/** The target of a run: a string is only ever a path inside the temporary directory. */
+function targetOf(recipe: unknown): unknown {
+  if (recipe === 'stream') return new WritableStream();
+  if (recipe === 'function') return ({ index }: { index: number }) => join(dir, 'f', `${index}.out`);
+  const made = realize(recipe);
+  return typeof made === 'string' && !made.startsWith(dir) ? join(dir, 'any', made.replaceAll('..', '__')) : made;
+}
 
 /** `read()`, or undefined when the value it reads is hostile. */
 function attempt<T>(read: () => T): T | undefined {
@@ -45,7 +53,7 @@ describe('files.download: any source, any options, any answer, an OmniMediaError
         service.reset(answers);
         const given = realize(sourceRecipe);
         const options = realize<Record<string, unknown> | undefined>(optionsRecipe);
-        const made = to === 'stream' ? new WritableStream() : to === 'function' ? ({ index }: { index: number }) => join(dir, 'f', `${index}.out`) : realize(to);
+        const made = targetOf(to);
         const all = attempt(() => (Object.getPrototypeOf(options) === Object.prototype ? { ...options, to: made, overwrite } : options)) ?? options;
         const result = await outcome(() => client.files.download(given as never, all as never), { signal: signalOf(options) });
         const taskId = attempt(() => (given as { task_id?: unknown } | null)?.task_id);
