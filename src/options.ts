@@ -255,6 +255,12 @@ export interface DownloadOptions {
   idleTimeout?: number;
   /** Retries before the response starts (default: the client's `maxRetries`). */
   maxRetries?: number;
+  /**
+   * Replace a file already at the target path (default `false`: an existing file is a
+   * `ValidationError` before any request, and one that appears while downloading is never
+   * replaced).
+   */
+  overwrite?: boolean;
 }
 
 /**
@@ -351,23 +357,16 @@ export interface BatchOptions {
   /** Most submissions in flight, or `'auto'` (default): 4, +1 per accepted round, halved on 429/503. Waits never count. */
   concurrency?: number | 'auto';
   /**
-   * Where the batch records each job's progress, so that a batch run again after a crash
-   * submits no job twice: a file path (Node; a JSON Lines file, flushed to disk at each
-   * entry) or a `BatchJournal` (`omnimedia/coordination`; `redisBatchJournal` from
-   * `omnimedia/redis`). Default: in memory (a resumed call in the same process only).
+   * Where each job's progress is recorded, so that a batch run again after a crash submits no job twice: a file
+   * path (Node; JSON Lines flushed to disk at each entry) or a `BatchJournal` (`omnimedia/coordination`;
+   * `redisBatchJournal` from `omnimedia/redis`). Default: in memory (a resumed call in the same process only).
    */
   journal?: string | BatchJournal;
   /** Stops new submissions at once; the iteration ends once the submissions in flight are answered and journaled. */
   signal?: AbortSignal;
-  /**
-   * Submit again the jobs whose submission was sent with no answer received (`unknown`). They
-   * may exist on the service already: each one resubmitted may be paid twice. Default `false`.
-   */
+  /** Submit again the jobs sent with no answer received (`unknown`): each may exist already, and be paid twice. Default `false`. */
   resubmitUnknown?: boolean;
-  /**
-   * Run the valid jobs when some are invalid (those yield status `invalid`). Default `false`:
-   * an invalid job is a `ValidationError` listing every bad one, before anything is sent.
-   */
+  /** Run the valid jobs when some are invalid (status `invalid`). Default `false`: a `ValidationError` listing every bad one, nothing sent. */
   skipInvalid?: boolean;
   /** Only validate: nothing is sent; one line per job, status `valid` or `invalid`. */
   dryRun?: boolean;

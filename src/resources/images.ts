@@ -45,24 +45,7 @@ export class Images {
    * ```
    */
   generate(params: ImageGenerateParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(this.#context, this.submission('generate', params), options);
-  }
-
-  /**
-   * @internal What `generate` or `edit` submits for `params`: the batch checks a job by its
-   * `body` (a `ValidationError`, nothing sent).
-   */
-  submission(action: 'generate' | 'edit', params: ImageGenerateParams | ImageEditParams): Submission {
-    if (action === 'edit') return this.#edit(params as ImageEditParams);
-    return {
-        path: 'v1/images/generations',
-        what: 'images.generate',
-        kind: 'image_generation',
-        answer: SUBMISSION_ANSWER,
-        defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
-        durationKey: (body) => imageDurationKey('image_generation', body),
-        body: () => parseInput(IMAGE_GENERATE_RULE, params, 'images.generate params'),
-    };
+    return submitTask(this.#context, this.submission('generate'), params, options);
   }
 
   /**
@@ -78,22 +61,28 @@ export class Images {
    * ```
    */
   edit(params: ImageEditParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(this.#context, this.#edit(params), options);
+    return submitTask(this.#context, this.submission('edit'), params, options);
   }
 
-  #edit(params: ImageEditParams): Submission {
-    return {
+  /**
+   * @internal What `generate` or `edit` submits: the batch checks a job by its `body` (a
+   * `ValidationError`, nothing sent) before any job of the file is sent.
+   */
+  submission(action: 'generate' | 'edit'): Submission {
+    if (action === 'edit')
+      return {
         path: 'v1/images/edits',
         what: 'images.edit',
         kind: 'image_edit',
         answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
-        body: (requestOptions) => {
+        model: (p) => p.model,
+        body: (p, requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const url = (ref: ImageReference, path: string) => uploads.reference(ref, 'url', path, IMAGE_UPLOAD_RULE);
-          const { image, mask, ...rest } = params ?? ({} as ImageEditParams);
+          const { image, mask, ...rest } = p as unknown as ImageEditParams;
           const body = {
             ...rest,
             image: Array.isArray(image) ? image.map((ref, i) => url(ref, `image[${i}]`)) : url(image, 'image'),
@@ -103,6 +92,16 @@ export class Images {
             parseInput(IMAGE_EDIT_RULE, body, 'images.edit params', issues),
           );
         },
+      };
+    return {
+      path: 'v1/images/generations',
+      what: 'images.generate',
+      kind: 'image_generation',
+      answer: SUBMISSION_ANSWER,
+      defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
+      durationKey: (body) => imageDurationKey('image_generation', body),
+      model: (p) => p.model,
+      body: (p) => parseInput(IMAGE_GENERATE_RULE, p, 'images.generate params'),
     };
   }
 }

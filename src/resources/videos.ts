@@ -33,6 +33,13 @@ function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string
   return issues.length === before ? text : '-';
 }
 
+/** The model a generation names: the caller's, else the one its images call for (text or image to video). */
+function videoGenerateModel(params: Record<string, unknown>): unknown {
+  const { model, images, messages } = params;
+  if (model !== undefined || messages !== undefined) return model;
+  return Array.isArray(images) && images.length > 0 ? IMAGE_TO_VIDEO_MODEL : TEXT_TO_VIDEO_MODEL;
+}
+
 // Used when the answer has no normalized_model: the kind of task, for learning durations.
 function videoDurationKey(operation: string, body: Record<string, unknown>): string {
   const seconds = operation === 'video_edit' ? 'source' : String(body.seconds ?? '10');
@@ -70,62 +77,7 @@ export class Videos {
    * ```
    */
   generate(params: VideoGenerateParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(this.#context, this.submission('generate', params), options);
-  }
-
-  /**
-   * @internal What `generate` or `edit` submits for `params`: the batch checks a job by its
-   * `body` (a `ValidationError`, nothing sent).
-   */
-  submission(action: 'generate' | 'edit', params: VideoGenerateParams | VideoEditParams): Submission {
-    if (action === 'edit') return this.#edit(params as VideoEditParams);
-    return {
-        path: 'v1/video/generate',
-        what: 'videos.generate',
-        kind: 'video_generation',
-        answer: VIDEO_SUBMISSION_ANSWER,
-        defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
-        durationKey: (body) => videoDurationKey('video_generation', body),
-        body: (requestOptions) => {
-          const issues: ValidationIssue[] = [];
-          const uploads = new AutoUploads(issues);
-          const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
-            images?: VideoImageReference[];
-          };
-          if (messages !== undefined) {
-            if (prompt !== undefined || images !== undefined)
-              issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
-            return parseInput(VIDEO_GENERATE_RULE, { ...rest, model, messages }, 'videos.generate params', issues);
-          }
-          const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
-          let urls: string[] = [];
-          if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
-          else if (images) {
-            if (images.length > MAX_REFERENCE_IMAGES)
-              issues.push({
-                path: 'images',
-                message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
-              });
-            urls = images.map((ref, i) => uploads.reference(ref, 'url', `images[${i}]`, IMAGE_UPLOAD_RULE));
-            urls.forEach((url, i) => {
-              if (typeof url !== 'string' || url === '')
-                issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
-            });
-          }
-          const chosen = model ?? (urls.length > 0 ? IMAGE_TO_VIDEO_MODEL : TEXT_TO_VIDEO_MODEL);
-          if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
-            issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
-          if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
-            issues.push({ path: 'images', message: `${IMAGE_TO_VIDEO_MODEL} (image to video) needs at least one reference image` });
-          // With the prompt or images already reported, build well-formed messages so the
-          // report names the fields the caller wrote, not the messages we derive.
-          const messagesOk = issues.length === 0;
-          const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
-          return uploads.settle(this.#context.upload, requestOptions.signal, () =>
-            parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
-          );
-        },
-    };
+    return submitTask(this.#context, this.submission('generate'), params, options);
   }
 
   /**
@@ -140,21 +92,27 @@ export class Videos {
    * ```
    */
   edit(params: VideoEditParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(this.#context, this.#edit(params), options);
+    return submitTask(this.#context, this.submission('edit'), params, options);
   }
 
-  #edit(params: VideoEditParams): Submission {
-    return {
+  /**
+   * @internal What `generate` or `edit` submits: the batch checks a job by its `body` (a
+   * `ValidationError`, nothing sent) before any job of the file is sent.
+   */
+  submission(action: 'generate' | 'edit'): Submission {
+    if (action === 'edit')
+      return {
         path: 'v1/video/edits',
         what: 'videos.edit',
         kind: 'video_edit',
         answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
-        body: (requestOptions) => {
+        model: (p) => p.model ?? VIDEO_EDIT_MODEL,
+        body: (p, requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
-          const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
+          const { prompt, messages, model, input_video, ...rest } = p as unknown as VideoEditParams;
           if (messages !== undefined && prompt !== undefined)
             issues.push({ path: 'messages', message: 'give either messages or prompt, not both' });
           const uploadId =
@@ -169,6 +127,54 @@ export class Videos {
             parseInput(VIDEO_EDIT_RULE, body, 'videos.edit params', issues),
           );
         },
+      };
+    return {
+      path: 'v1/video/generate',
+      what: 'videos.generate',
+      kind: 'video_generation',
+      answer: VIDEO_SUBMISSION_ANSWER,
+      defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+      durationKey: (body) => videoDurationKey('video_generation', body),
+      model: videoGenerateModel,
+      body: (p, requestOptions) => {
+        const issues: ValidationIssue[] = [];
+        const uploads = new AutoUploads(issues);
+        const { prompt, images, messages, model, ...rest } = p as unknown as VideoGenerateParams & {
+          images?: VideoImageReference[];
+        };
+        if (messages !== undefined) {
+          if (prompt !== undefined || images !== undefined)
+            issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
+          return parseInput(VIDEO_GENERATE_RULE, { ...rest, model, messages }, 'videos.generate params', issues);
+        }
+        const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
+        let urls: string[] = [];
+        if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
+        else if (images) {
+          if (images.length > MAX_REFERENCE_IMAGES)
+            issues.push({
+              path: 'images',
+              message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
+            });
+          urls = images.map((ref, i) => uploads.reference(ref, 'url', `images[${i}]`, IMAGE_UPLOAD_RULE));
+          urls.forEach((url, i) => {
+            if (typeof url !== 'string' || url === '')
+              issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
+          });
+        }
+        const chosen = videoGenerateModel(p);
+        if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
+          issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
+        if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
+          issues.push({ path: 'images', message: `${IMAGE_TO_VIDEO_MODEL} (image to video) needs at least one reference image` });
+        // With the prompt or images already reported, build well-formed messages so the
+        // report names the fields the caller wrote, not the messages we derive.
+        const messagesOk = issues.length === 0;
+        const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
+        return uploads.settle(this.#context.upload, requestOptions.signal, () =>
+          parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
+        );
+      },
     };
   }
 }

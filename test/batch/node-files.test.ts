@@ -1,4 +1,4 @@
-// The batch's Node files: JSON Lines read a line at a time, and the journal file: each entry on
+// The batch's Node files: JSON Lines read a chunk at a time, and the journal file: each entry on
 // disk before its write resolves, the last entry of a job wins, a line a crash cut short dropped.
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,24 @@ describe('readJsonLines', () => {
     const file = join(dir, 'jobs.jsonl');
     await writeFile(file, '{"a":1}\r\n\n  \nnot json\n{"b":2}');
     const lines = [];
-    for await (const line of readJsonLines(file)) lines.push(line);
+    for await (const batch of readJsonLines(file)) lines.push(...batch);
     expect(lines.map((l) => [l.line, l.value ?? 'error'])).toEqual([[1, { a: 1 }], [4, 'error'], [5, { b: 2 }]]);
+  });
+
+  it('reads lines across its 64 KiB chunks whole: a character of several bytes, a CRLF and a line split between two chunks', async () => {
+    const file = join(dir, 'jobs.jsonl');
+    // Each line 1,000 bytes or so with a 3-byte and a 4-byte character: chunk ends fall inside lines and characters.
+    const prompts = Array.from({ length: 300 }, (_, i) => `${i} ☃ 🦊 ${'x'.repeat(980 + (i % 7))}`);
+    await writeFile(file, prompts.map((prompt) => JSON.stringify({ prompt })).join('\r\n'));
+    const lines = [];
+    let batches = 0;
+    for await (const batch of readJsonLines(file)) {
+      batches++;
+      lines.push(...batch);
+    }
+    expect(batches).toBeGreaterThan(1);
+    expect(lines.map((l) => l.line)).toEqual(prompts.map((_, i) => i + 1));
+    expect(lines.map((l) => (l.value as { prompt: string }).prompt)).toEqual(prompts);
   });
 });
 
