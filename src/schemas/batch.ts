@@ -31,10 +31,38 @@ export const BATCH_OPERATIONS: readonly BatchOperation[] = ['images.generate', '
  * ```
  */
 export type BatchJob =
-  | { id?: string; op: 'images.generate'; params: ImageGenerateParams }
-  | { id?: string; op: 'images.edit'; params: ImageEditParams }
-  | { id?: string; op: 'videos.generate'; params: VideoGenerateParams }
-  | { id?: string; op: 'videos.edit'; params: VideoEditParams };
+  | {
+      /** Names the job in its result line and its files; unique in the batch. Default `line-<n>`. */
+      id?: string;
+      /** The SDK method the job calls. */
+      op: 'images.generate';
+      /** That method's params; a local file's path where a file goes. */
+      params: ImageGenerateParams;
+    }
+  | {
+      /** Names the job in its result line and its files; unique in the batch. Default `line-<n>`. */
+      id?: string;
+      /** The SDK method the job calls. */
+      op: 'images.edit';
+      /** That method's params; a local file's path where a file goes. */
+      params: ImageEditParams;
+    }
+  | {
+      /** Names the job in its result line and its files; unique in the batch. Default `line-<n>`. */
+      id?: string;
+      /** The SDK method the job calls. */
+      op: 'videos.generate';
+      /** That method's params; a local file's path where a file goes. */
+      params: VideoGenerateParams;
+    }
+  | {
+      /** Names the job in its result line and its files; unique in the batch. Default `line-<n>`. */
+      id?: string;
+      /** The SDK method the job calls. */
+      op: 'videos.edit';
+      /** That method's params; a local file's path where a file goes. */
+      params: VideoEditParams;
+    };
 
 /**
  * A result line's `status`: the task's final status (`completed`, `failed`...), or what became
