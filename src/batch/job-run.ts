@@ -213,6 +213,14 @@ export async function waitJob(
     const last = error instanceof WaitTimeoutError ? error.lastTask : undefined;
     return finish(context, last ? taskLine(id, line, last, { error }) : jobLine(id, line, 'pending', error, taskId));
   }
+  if (task.status === 'completed') {
+    try {
+      context.ports.resultURLs(task);
+    } catch (error) {
+      // Completed without a usable result (no URL, or none fetch could use): its last word.
+      return finish(context, taskLine(id, line, task, { error }));
+    }
+  }
   let files: string[] = [];
   if (settings.download !== undefined) {
     try {

@@ -22,6 +22,8 @@ export interface BatchPorts {
   submit(op: BatchOperation, params: Record<string, unknown>): Promise<{ task_id: string; wait(options: WaitOptions): Promise<TaskResult> }>;
   /** Wait on a task an earlier run submitted. */
   wait(taskId: string, options: WaitOptions): Promise<TaskResult>;
+  /** A completed task's result URLs, each usable; else an `UnusableResultError` naming the task. */
+  resultURLs(task: TaskResult): string[];
   /** Download a completed task's files into `directory` as `<id>.<ext>` (one) or `<id>-<k>.<ext>`. */
   download(task: TaskResult, id: string, directory: string, signal: AbortSignal): Promise<string[]>;
 }

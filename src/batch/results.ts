@@ -52,6 +52,7 @@ export function invalidLine(id: string, line: number, issues: readonly Validatio
 
 /** `true` when a result line is the job's last word: the journal keeps it, and a resumed batch skips the job. */
 export function isFinal(result: BatchResult): boolean {
-  if (result.error && result.status === 'completed') return false; // its download failed: done again on resume
+  // Completed with an error: its download failed (done again on resume), or it has no usable result (final).
+  if (result.error && result.status === 'completed') return result.error.type === 'UnusableResultError';
   return result.status === 'unknown' || isTerminalStatus(result.status);
 }

@@ -81,7 +81,7 @@ function outcome(line: BatchResult): BatchResult {
   if (line.status === 'completed' && !line.error) return line;
   const message = `job ${line.id}: ${line.status}${line.task_id ? ` (task ${line.task_id})` : ''}${line.error ? `: ${line.error.message}` : ''}`;
   // The service said no, or cannot say (unknown): a retry would not help, or could pay twice.
-  if (line.status === 'unknown' || line.status === 'invalid' || (line.status === 'refused' && line.error?.status !== undefined) || line.error?.type === 'TaskFailedError')
+  if (line.status === 'unknown' || line.status === 'invalid' || (line.status === 'refused' && line.error?.status !== undefined) || line.error?.type === 'TaskFailedError' || line.error?.type === 'UnusableResultError')
     throw new UnrecoverableError(message);
   // A wait that gave up, a download that broke off, an upload that failed: the retry resumes.
   throw new Error(message);

@@ -10,7 +10,7 @@ import { readCallerInput } from '../validation/caller-input.ts';
 import type { BatchOptions } from '../options.ts';
 import type { BatchResult } from '../schemas/batch.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../uploads/inputs.ts';
-import type { Files } from './files.ts';
+import { resultURLs, type Files } from './files.ts';
 import type { Images } from './images.ts';
 import type { Tasks } from './tasks.ts';
 import type { Uploads } from './uploads.ts';
@@ -64,6 +64,7 @@ export function batchPorts(parts: BatchParts): BatchPorts {
       return { task_id, wait: (options) => pending.wait(options) };
     },
     wait: (taskId, options) => parts.tasks.wait(taskId, options),
+    resultURLs: (task) => resultURLs(task, task.task_id),
     download: (task, id, directory, signal) => parts.files.save(task, directory, id, { signal }),
   };
 }

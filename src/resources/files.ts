@@ -190,7 +190,7 @@ function urlProblem(url: string): string | undefined {
  * `UnusableResultError` with its id (it exists, and may be billed), and for data that is no
  * task a `ValidationError` naming the field.
  */
-function resultURLs(task: TaskWithOutputs, taskId: string | undefined): string[] {
+export function resultURLs(task: TaskWithOutputs, taskId: string | undefined): string[] {
   const data: unknown = task.data;
   const entries = Array.isArray(data) ? data : [];
   const problems = entries.flatMap((entry: unknown, i) => {

@@ -247,4 +247,34 @@ describe('client.batch()', () => {
     const missing = await run([{ id: 'gone', op: 'images.edit', params: { model: 'omni-image', prompt: 'x', image: './no-such.png' } }]);
     expect((missing.error as ValidationError).issues[0]?.path).toBe('line 1: params.image');
   });
+
+  it('a completed task without a usable result is its last word: UnusableResultError with its task id, not waited on again', async () => {
+    // The service answers the task of job 'empty' completed, with no result URL.
+    const inner = mock.fetch;
+    let emptyTask = '';
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const path = new URL(request.url).pathname;
+      const prompt = request.method === 'POST' ? String(((await request.clone().json()) as { prompt?: unknown }).prompt) : '';
+      const response = await inner(request);
+      if (prompt.endsWith('empty')) emptyTask = ((await response.clone().json()) as { task_id: string }).task_id;
+      if (request.method !== 'GET' || path !== `/v1/tasks/${emptyTask}`) return response;
+      const task = (await response.json()) as { status: string; data?: unknown };
+      if (task.status === 'completed') task.data = [];
+      return Response.json(task, { status: response.status, headers: response.headers });
+    };
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch, logLevel: 'off' });
+    const journal = new MemoryBatchJournal();
+    const first = await run([image('empty'), image('fine')], { journal });
+    const empty = first.lines.find((l) => l.id === 'empty');
+    expect(empty).toMatchObject({ status: 'completed', urls: [], error: { type: 'UnusableResultError' } });
+    expect(empty?.task_id).toMatch(/\S/);
+    expect(empty?.error?.message).toContain(empty?.task_id);
+    // Run again: nothing left to do, no query for it.
+    const queries = mock.requests.filter((r) => r.method === 'GET').length;
+    const second = await run([image('empty'), image('fine')], { journal });
+    expect(second.lines).toEqual([]);
+    expect(mock.requests.filter((r) => r.method === 'GET').length).toBe(queries);
+    expect(accepted()).toHaveLength(2);
+  });
 });
