@@ -16,11 +16,23 @@ import { directoryOf, openFileJournal, readJsonLines, resolvePath } from './node
 import type { BatchPorts } from './ports.ts';
 import { invalidLine, isFinal, jobLine } from './results.ts';
 import { resolveBatchOptions } from './settings.ts';
+import { readCallerInput } from '../validation/caller-input.ts';
 
 /** Jobs as `client.batch()` takes them: a JSONL file's path (Node), or an iterable of job objects. */
 export type BatchSource = string | Iterable<unknown> | AsyncIterable<unknown>;
 
-type Item = { line: number; value?: unknown; error?: string };
+/** A job as read: its value (plain data), or why it could not be read (a line that is no JSON, an item whose getter throws). */
+type Item = { line: number; value?: unknown; error?: string; unreadable?: ValidationIssue[] };
+
+/** An iterable's item read once into plain data at the door (`readCallerInput`), as every public method reads its input. */
+function readItem(value: unknown, line: number): Item {
+  try {
+    return { line, value: readCallerInput(value, `job ${line}`) };
+  } catch (error) {
+    if (error instanceof ValidationError) return { line, unreadable: [...error.issues] };
+    throw error;
+  }
+}
 
 /**
  * The items of the source with their line (a file's line, or the 1-based position in an
@@ -32,7 +44,8 @@ async function* batchesOf(source: BatchSource): AsyncGenerator<Item[]> {
     return;
   }
   let line = 0;
-  for await (const value of source as AsyncIterable<unknown>) yield [{ line: ++line, value }];
+  // A file's lines are plain data already (JSON.parse): only an iterable's items are read.
+  for await (const value of source as AsyncIterable<unknown>) yield [readItem(value, ++line)];
 }
 
 /** Checks every job against the rules (nothing sent), with each local file checked once. */
@@ -49,7 +62,7 @@ class JobChecker {
   }
 
   async check(item: Item): Promise<JobReading> {
-    const reading = readJob(item.value, item.line, item.error);
+    const reading: JobReading = item.unreadable ? { id: `line-${item.line}`, line: item.line, issues: item.unreadable } : readJob(item.value, item.line, item.error);
     const id = 'job' in reading ? reading.job.id : reading.id;
     const first = this.#ids.get(id);
     const issues: ValidationIssue[] = 'job' in reading ? [] : [...reading.issues];

@@ -8,7 +8,7 @@ import type { BatchOperation } from '../schemas/batch.ts';
 import type { TaskResult } from '../schemas/task.ts';
 
 export interface BatchPorts {
-  /** The job's params checked by the rules of its op (nothing sent): every problem, none when valid. */
+  /** The job's params (plain data: a file's JSON, or an item read at the door) checked by the rules of its op (nothing sent): every problem, none when valid. */
   check(op: BatchOperation, params: Record<string, unknown>): Promise<ValidationIssue[]>;
   /** A local file checked by the upload rules (type from its first bytes, size): the problem, if any. */
   checkFile(file: string, kind: 'image' | 'video'): Promise<string | undefined>;

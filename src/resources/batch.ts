@@ -6,7 +6,6 @@
 import type { BatchPorts } from '../batch/ports.ts';
 import type { BatchSource } from '../batch/engine.ts';
 import { ValidationError } from '../errors.ts';
-import { readCallerInput } from '../validation/caller-input.ts';
 import type { BatchOptions } from '../options.ts';
 import type { BatchResult } from '../schemas/batch.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../uploads/inputs.ts';
@@ -35,9 +34,8 @@ export function batchPorts(parts: BatchParts): BatchPorts {
     async check(op, params) {
       const { resource: target, action } = resource(op);
       try {
-        // The door every submission passes (plain data), then the resource's own rules.
-        const read = readCallerInput(params, `${op} params`) as Record<string, unknown>;
-        await target.submission(action).body(read, {});
+        // `params` are plain data already (a file's JSON, or an item the engine read at its door).
+        await target.submission(action).body(params, {});
         return [];
       } catch (error) {
         if (error instanceof ValidationError) return [...error.issues];

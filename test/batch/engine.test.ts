@@ -277,4 +277,27 @@ describe('client.batch()', () => {
     expect(mock.requests.filter((r) => r.method === 'GET').length).toBe(queries);
     expect(accepted()).toHaveLength(2);
   });
+
+  it("an iterable's job is read once at the door: a getter runs once, what is checked is what is sent, one that throws is an invalid line", async () => {
+    let reads = 0;
+    const params = { model: 'omni-image', size: '1024x1024' } as Record<string, unknown>;
+    Object.defineProperty(params, 'prompt', { enumerable: true, get: () => `read ${++reads}` });
+    const broken = { model: 'omni-image' } as Record<string, unknown>;
+    Object.defineProperty(broken, 'prompt', { enumerable: true, get: () => { throw new Error('no prompt today'); } });
+    const sent: unknown[] = [];
+    const fetch: typeof globalThis.fetch = async (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === 'POST') sent.push(((await request.clone().json()) as { prompt?: unknown }).prompt);
+      return mock.fetch(request);
+    };
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch, logLevel: 'off' });
+    const jobs = [{ id: 'getter', op: 'images.generate', params }, { id: 'broken', op: 'images.generate', params: broken }] as BatchJob[];
+    const { lines } = await run(jobs, { skipInvalid: true });
+    expect(reads).toBe(1);
+    expect(lines.find((l) => l.id === 'getter')?.status).toBe('completed');
+    expect(sent).toEqual(['read 1']);
+    const invalid = lines.find((l) => l.status === 'invalid');
+    expect(invalid?.error?.issues?.[0]).toMatchObject({ path: 'params.prompt' });
+    expect(invalid?.error?.issues?.[0]?.message).toContain('no prompt today');
+  });
 });
