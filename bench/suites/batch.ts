@@ -10,10 +10,10 @@
 // Env: BATCH_JOBS (1000), BATCH_RATE (20 a second).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
+import { REDIS_AVAILABLE, RedisServer } from '../../test/helpers/redis-server.ts';
 import type { BenchTable } from '../run.ts';
 
 const JOBS = Number(process.env.BATCH_JOBS ?? 1_000);
@@ -70,27 +70,21 @@ async function resultLines(dir: string): Promise<{ lines: number; ids: number; c
   return { lines: parsed.length, ids: new Set(parsed.map((p) => p.id)).size, completed: parsed.filter((p) => p.status === 'completed').length, unknown: parsed.filter((p) => p.status === 'unknown').length };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 async function bullmq(jobs: number): Promise<{ posts: number; dupes: number; completed: number; failed: number; ms: number } | string> {
-  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) return 'no redis-server';
+  if (!REDIS_AVAILABLE) return 'no redis-server';
   const { Queue } = await import('bullmq');
-  const port = await freePort();
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const redis = new RedisServer();
+  await redis.start();
+  const { port } = redis;
   const workers: ChildProcess[] = [];
   const { server, accepted } = await countingMock();
   try {
-    await new Promise<void>((resolve) => redis.stdout?.on('data', (chunk: Buffer) => String(chunk).includes('Ready to accept') && resolve()));
     const name = 'bench-media';
+    // The tests' worker process, here on the built package (no loader: 'omnimedia' is dist/).
+    const worker = new URL('../../test/helpers/bullmq-worker.ts', import.meta.url).pathname;
     const start = () =>
       new Promise<ChildProcess>((resolve) => {
-        const child = spawn(NODE, [new URL('../helpers/bullmq-worker-child.ts', import.meta.url).pathname, String(port), server.url, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(NODE, [worker, String(port), server.url, name, String(15 * 60_000), '50'], { stdio: ['ignore', 'pipe', 'inherit'] });
         workers.push(child);
         child.stdout?.on('data', (chunk: Buffer) => String(chunk).includes('ready') && resolve(child));
       });
@@ -108,8 +102,8 @@ async function bullmq(jobs: number): Promise<{ posts: number; dupes: number; com
     await queue.close();
     return { posts: [...accepted.values()].reduce((a, b) => a + b, 0), dupes: duplicates(accepted), completed: counts.completed ?? 0, failed: counts.failed ?? 0, ms };
   } finally {
-    for (const worker of workers) worker.kill('SIGKILL');
-    redis.kill('SIGKILL');
+    for (const child of workers) child.kill('SIGKILL');
+    await redis.stop();
     await server.close();
   }
 }

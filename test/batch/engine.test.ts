@@ -291,7 +291,7 @@ describe('client.batch()', () => {
       return mock.fetch(request);
     };
     client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch, logLevel: 'off' });
-    const jobs = [{ id: 'getter', op: 'images.generate', params }, { id: 'broken', op: 'images.generate', params: broken }] as BatchJob[];
+    const jobs = [{ id: 'getter', op: 'images.generate', params }, { id: 'broken', op: 'images.generate', params: broken }] as unknown as BatchJob[];
     const { lines } = await run(jobs, { skipInvalid: true });
     expect(reads).toBe(1);
     expect(lines.find((l) => l.id === 'getter')?.status).toBe('completed');
