@@ -9,8 +9,11 @@
  */
 export const CALLBACK_TOKEN_PARAM = 'omnimedia_token';
 
-// Task-independent on purpose: the callback_url is built before the task (and its id) exists.
-const TOKEN_LABEL = 'omnimedia callback token v1';
+/** Labels of the two token forms (HMAC messages), so a token of one form never passes as the other. */
+const LEGACY_LABEL = 'omnimedia callback token v1';
+const TOKEN_LABEL = 'omnimedia callback token v2\n';
+/** A nonce: 16 random bytes, base64url (what `mint` makes; a delivery's is checked against it). */
+const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
 function base64url(bytes: Uint8Array): string {
   let binary = '';
@@ -18,22 +21,20 @@ function base64url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/**
- * The token for one secret: HMAC-SHA-256(secret, label), base64url. Derived rather than the
- * secret itself so the secret never travels: the URL is stored and logged by the service and
- * by every proxy on the way back, and a leaked URL then gives away a token that only opens
- * this door, never a secret that may be reused elsewhere.
- */
-async function deriveToken(secret: string): Promise<string> {
-  const encoder = new TextEncoder();
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(TOKEN_LABEL))));
+const encoder = new TextEncoder();
+
+async function macKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
+async function mac(key: CryptoKey, message: string): Promise<string> {
+  return base64url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(message))));
 }
 
 /** Compare without an early exit, so the time taken does not tell how much of a guess matched. */
 function constantTimeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
   let diff = x.length ^ y.length;
   // The loop runs over the expected token's length, whatever the guess's length.
   for (let i = 0; i < y.length; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
@@ -41,34 +42,58 @@ function constantTimeEqual(a: string, b: string): boolean {
 }
 
 /**
- * The `callbackSecret` of a client: the first secret makes the token of every new
- * `callback_url`; every secret's token is accepted on delivery, so a secret can be rotated
- * while tasks submitted under the old one are still running.
+ * What a delivery's token says: not one of ours (`false`), or ours, with the nonce it was made
+ * with (`undefined` for a token of the first form, made for no submission in particular).
+ */
+export type TokenCheck = false | { nonce: string | undefined };
+
+/**
+ * The `callbackSecret` of a client. Each submission's `callback_url` gets a token of its own,
+ * `<nonce>.<HMAC-SHA-256(secret, label + nonce)>` (base64url): a fresh nonce, and a MAC that only
+ * a holder of the secret can make for it. The URL is built before the task (and its id) exists,
+ * so the token binds to the task through the journal, which keeps the nonce beside the task id:
+ * a delivery carrying task A's token is trusted as it is for task A only. Derived, never the
+ * secret itself: the URL is stored and logged by the service and every proxy on the way back.
+ * The first secret makes new tokens; every listed secret's are accepted (rotation), and so are
+ * tokens of the first form (one per secret, `HMAC(secret, label)`), made before tokens were
+ * per submission.
  */
 export class CallbackTokens {
-  readonly #tokens: Promise<string[]>;
+  readonly #keys: Promise<CryptoKey[]>;
+  readonly #legacy: Promise<string[]>;
 
   /** `secrets`: checked by `resolveClientOptions`, the newest first. */
   constructor(secrets: string | readonly string[]) {
-    this.#tokens = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(deriveToken));
+    this.#keys = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(macKey));
+    this.#legacy = this.#keys.then((keys) => Promise.all(keys.map((key) => mac(key, LEGACY_LABEL))));
     // Surfaced by the first use; not an unhandled rejection at construction.
-    this.#tokens.catch(() => {});
+    this.#legacy.catch(() => {});
   }
 
-  /** `url` with the current token in its query; the caller's own parameters and fragment stay as they were. */
-  async addTo(url: string): Promise<string> {
-    const [current] = await this.#tokens;
+  /**
+   * `url` with a new token in its query (the caller's own parameters and fragment stay as they
+   * were), and the token's nonce, for the journal entry of the submission it goes with.
+   */
+  async mint(url: string): Promise<{ url: string; nonce: string }> {
+    const [current] = await this.#keys;
+    const nonce = base64url(crypto.getRandomValues(new Uint8Array(16)));
+    const token = `${nonce}.${await mac(current as CryptoKey, TOKEN_LABEL + nonce)}`;
     const parsed = new URL(url);
     const kept = parsed.search
       .slice(1)
       .split('&')
       .filter((pair) => pair !== '' && pair.split('=')[0] !== CALLBACK_TOKEN_PARAM);
-    parsed.search = [...kept, `${CALLBACK_TOKEN_PARAM}=${current}`].join('&');
-    return parsed.href;
+    parsed.search = [...kept, `${CALLBACK_TOKEN_PARAM}=${token}`].join('&');
+    return { url: parsed.href, nonce };
   }
 
-  /** Whether the delivery's URL (absolute, or a path with its query) carries a token of one of the secrets. */
-  async accepts(url: string | undefined): Promise<boolean> {
+  /** `url` with a new token in its query, bound to no submission (`callbacks.url`). */
+  async addTo(url: string): Promise<string> {
+    return (await this.mint(url)).url;
+  }
+
+  /** What the delivery's URL (absolute, or a path with its query) carries: a token of one of the secrets, or not. */
+  async check(url: string | undefined): Promise<TokenCheck> {
     if (url === undefined) return false;
     let given: string[];
     try {
@@ -77,10 +102,20 @@ export class CallbackTokens {
       return false;
     }
     if (given.length !== 1) return false;
-    const tokens = await this.#tokens;
+    const token = given[0] as string;
+    const dot = token.indexOf('.');
+    const nonce = dot < 0 ? undefined : token.slice(0, dot);
+    if (nonce !== undefined && !NONCE.test(nonce)) return false;
+    const expected = nonce === undefined ? await this.#legacy : await Promise.all((await this.#keys).map((key) => mac(key, TOKEN_LABEL + nonce)));
+    const proof = nonce === undefined ? token : token.slice(dot + 1);
     // Check every secret (no early return), so timing does not tell which one is in use.
     let ok = false;
-    for (const token of tokens) ok = constantTimeEqual(given[0]!, token) || ok;
-    return ok;
+    for (const candidate of expected) ok = constantTimeEqual(proof, candidate) || ok;
+    return ok && { nonce };
+  }
+
+  /** Whether the delivery's URL carries a token of one of the secrets, of either form. */
+  async accepts(url: string | undefined): Promise<boolean> {
+    return (await this.check(url)) !== false;
   }
 }
