@@ -130,7 +130,7 @@ class RedisCoordination implements Coordination {
       onReleased: (taskId) => this.leases.forget(taskId),
     });
     this.durations = new RedisDurations({ command, fire, outage, key: (kind) => this.#keys.own(`durations:${kind}`) });
-    this.dedupe = new RedisDedupeStore({ command, outage, liveness, instanceId, key: (key) => this.#keys.own(`dedupe:${key}`) });
+    this.dedupe = new RedisDedupeStore({ command, outage, liveness, instanceId, leaseMs: settings.leaseMs, key: (key) => this.#keys.own(`dedupe:${key}`) });
     this.uploads = new RedisUploadCacheStore({ command, outage, key: (key) => this.#keys.own(`upload:${key}`) });
     this.rateLimits = new RedisRateLimits({ command, outage, instanceId, key: (key) => this.#keys.own(`limit:${key}`) });
 
@@ -184,6 +184,7 @@ class RedisCoordination implements Coordination {
       });
     this.events.check();
     this.leases.flush();
+    this.dedupe.beat();
     this.journal.flush();
     this.durations.flush();
   }

@@ -53,6 +53,10 @@ export const TAKE_OVER = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/** KEYS[1] (a claim in progress) lives ARGV[2] ms more if ARGV[1] still holds it: its holder's heartbeat. */
+export const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
+
 /** Give up KEYS[1] (a lease, a claim) if ARGV[1] holds it. */
 export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;

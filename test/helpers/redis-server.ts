@@ -50,6 +50,16 @@ export class RedisServer {
     this.#process = await spawnRedisServer(['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   }
 
+  /** Stop it answering without closing a connection (SIGSTOP), as a stalled or swapping server does; `resume()` goes on. */
+  pause(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  /** Answer again after `pause()` (SIGCONT): the commands sent meanwhile are run now. */
+  resume(): void {
+    this.#process?.kill('SIGCONT');
+  }
+
   /** Empty it (between tests). */
   flush(): void {
     spawnSync('redis-cli', ['-p', String(this.port), 'FLUSHALL'], { stdio: 'ignore' });
@@ -62,6 +72,7 @@ export class RedisServer {
     await new Promise((resolve) => {
       child.once('exit', resolve);
       child.kill('SIGKILL');
+      child.kill('SIGCONT'); // a paused one too
     });
   }
 }
