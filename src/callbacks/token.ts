@@ -1,3 +1,5 @@
+import { BoundedMap } from '../internal/bounded-map.ts';
+
 /**
  * The query parameter of `callback_url` that carries the token.
  *
@@ -12,6 +14,8 @@ export const CALLBACK_TOKEN_PARAM = 'omnimedia_token';
 /** Labels of the two token forms (HMAC messages), so a token of one form never passes as the other. */
 const LEGACY_LABEL = 'omnimedia callback token v1';
 const TOKEN_LABEL = 'omnimedia callback token v2\n';
+/** Tokens made here whose proofs are kept for their deliveries (the oldest forgotten first; they are then checked with crypto). */
+const MADE_KEPT = 10_000;
 /** A nonce: 16 random bytes, base64url (what `mint` makes; a delivery's is checked against it). */
 const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
@@ -61,13 +65,25 @@ export type TokenCheck = false | { nonce: string | undefined };
 export class CallbackTokens {
   readonly #keys: Promise<CryptoKey[]>;
   readonly #legacy: Promise<string[]>;
+  /** The next token, made ahead: a submission takes one already made (crypto.subtle answers on another turn). */
+  #next: Promise<{ nonce: string; proof: string }>;
+  /** The proofs of the tokens made here lately, by nonce: their deliveries are checked without crypto. */
+  readonly #made = new BoundedMap<string, string>(MADE_KEPT);
 
   /** `secrets`: checked by `resolveClientOptions`, the newest first. */
   constructor(secrets: string | readonly string[]) {
     this.#keys = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(macKey));
     this.#legacy = this.#keys.then((keys) => Promise.all(keys.map((key) => mac(key, LEGACY_LABEL))));
+    this.#next = this.#make();
     // Surfaced by the first use; not an unhandled rejection at construction.
     this.#legacy.catch(() => {});
+    this.#next.catch(() => {});
+  }
+
+  async #make(): Promise<{ nonce: string; proof: string }> {
+    const [current] = await this.#keys;
+    const nonce = base64url(crypto.getRandomValues(new Uint8Array(16)));
+    return { nonce, proof: await mac(current as CryptoKey, TOKEN_LABEL + nonce) };
   }
 
   /**
@@ -75,9 +91,13 @@ export class CallbackTokens {
    * were), and the token's nonce, for the journal entry of the submission it goes with.
    */
   async mint(url: string): Promise<{ url: string; nonce: string }> {
-    const [current] = await this.#keys;
-    const nonce = base64url(crypto.getRandomValues(new Uint8Array(16)));
-    const token = `${nonce}.${await mac(current as CryptoKey, TOKEN_LABEL + nonce)}`;
+    // Taken before any await: two submissions at once never share a token.
+    const made = this.#next;
+    this.#next = this.#make();
+    this.#next.catch(() => {});
+    const { nonce, proof } = await made;
+    this.#made.set(nonce, proof);
+    const token = `${nonce}.${proof}`;
     const parsed = new URL(url);
     const kept = parsed.search
       .slice(1)
@@ -106,8 +126,11 @@ export class CallbackTokens {
     const dot = token.indexOf('.');
     const nonce = dot < 0 ? undefined : token.slice(0, dot);
     if (nonce !== undefined && !NONCE.test(nonce)) return false;
-    const expected = nonce === undefined ? await this.#legacy : await Promise.all((await this.#keys).map((key) => mac(key, TOKEN_LABEL + nonce)));
     const proof = nonce === undefined ? token : token.slice(dot + 1);
+    // A token made here: its proof is known. Else (another process, an older secret) each secret's is made.
+    const known = nonce === undefined ? undefined : this.#made.get(nonce);
+    if (known !== undefined && constantTimeEqual(proof, known)) return { nonce };
+    const expected = nonce === undefined ? await this.#legacy : await Promise.all((await this.#keys).map((key) => mac(key, TOKEN_LABEL + nonce)));
     // Check every secret (no early return), so timing does not tell which one is in use.
     let ok = false;
     for (const candidate of expected) ok = constantTimeEqual(proof, candidate) || ok;
