@@ -85,8 +85,8 @@ export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted
 /** One delivery: its method, its URL (for the token) and a way to read its body. */
 export type Delivery = (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>) => Promise<Answer>;
 
-/** What the journal says of a posted task: its entry, not one of ours, cannot say now, or cannot tell at all (no `find`). */
-type Whose = JournalEntry | 'not_ours' | 'unreachable' | 'unchecked';
+/** What the journal says of a posted task: its entry, not one of ours, or cannot tell (no `find`, or no answer now). */
+type Whose = JournalEntry | 'not_ours' | 'unchecked';
 
 /**
  * The one rule for what a callback may deliver to `onTask`: a task this client (or its fleet)
@@ -95,12 +95,13 @@ type Whose = JournalEntry | 'not_ours' | 'unreachable' | 'unchecked';
  * before a restart), confirmed by the service unless `verify: false`. Under `verify: false` a
  * body is trusted as posted only when its token is the one its own submission was given (or,
  * with no secret at all, when the journal knows the task): any other is read from the service,
- * so one leaked URL can forge nothing but its own task. Returns whether the posted body may be
- * trusted as it is, or the refusal.
+ * so one leaked URL can forge nothing but its own task. A journal that cannot tell (one without
+ * `find`, or that does not answer now: an outage) degrades as an outage does: the delivery is
+ * read from the service, whatever `verify` says. Returns whether the posted body may be trusted
+ * as it is, or the refusal.
  */
 function mayDeliver(token: TokenCheck | undefined, whose: Whose, verify: boolean): { asPosted: boolean } | Answer {
   if (whose === 'not_ours' && !token) return refusal(403, 'foreign_task');
-  if (whose === 'unreachable' && !token) return { ...refusal(503, 'journal_unavailable'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
   const entry = typeof whose === 'object' ? whose : undefined;
   const bound = token ? entry?.callback_nonce !== undefined && token.nonce === entry.callback_nonce : entry !== undefined;
   return { asPosted: !verify && bound };
@@ -148,7 +149,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       logger.warnOnce('journal-find', 'callback handler: the journal has no find(), so it cannot tell this client’s tasks from others: every delivery is read from the service');
       return 'unchecked';
     }
-    const entry = await journalPort.call(() => journal.find?.(taskId), { timeoutMs: PORT_TIMEOUT_MS, accept: isEntry, fallback: () => 'unreachable' as const });
+    const entry = await journalPort.call(() => journal.find?.(taskId), { timeoutMs: PORT_TIMEOUT_MS, accept: isEntry, fallback: () => 'unchecked' as const });
     return entry ?? 'not_ours';
   };
 
@@ -172,7 +173,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       for (const { key, text } of answerNotes(posted)) logger.warnOnce(key, `callback for task ${posted.task_id}: ${text} (rawAnswer() keeps it as sent; said once)`);
       const decision = mayDeliver(token, await whose(posted.task_id), verify);
       if ('status' in decision) {
-        logger.warn(`callback rejected (${decision.body.reason}): task ${posted.task_id} ${decision.status === 403 ? 'was not submitted by this client or its fleet' : 'cannot be checked now: the journal did not answer'}`);
+        logger.warn(`callback rejected (${decision.body.reason}): task ${posted.task_id} was not submitted by this client or its fleet`);
         return decision;
       }
       asPosted = decision.asPosted;
@@ -212,12 +213,13 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
       await onTask(task);
     } catch (error) {
       logger.error(`callback onTask threw for task ${task_id}: ${errorText(error)}`);
-      holder.write(`claim:${key}`, () => holder.store?.release(key));
+      // Freed before the answer: the redelivery it asks for must find the claim free.
+      await holder.write(`claim:${key}`, () => holder.store?.release(key));
       return refusal(500, 'handler_failed');
     }
     // The result was handled: only now is it off the journal (tasks.pending() lists it till then).
-    if (trusted && isTerminalStatus(task.status)) journalPort?.keep(`journal:${task_id}`, () => journal?.clear(task_id));
-    if (holder.store?.complete) holder.write(`claim:${key}`, () => holder.store?.complete?.(key));
+    if (trusted && isTerminalStatus(task.status)) void journalPort?.keep(`journal:${task_id}`, () => journal?.clear(task_id));
+    if (holder.store?.complete) void holder.write(`claim:${key}`, () => holder.store?.complete?.(key));
     return { status: 200, body: { ok: true } };
   };
   return (method, url, body) => {
@@ -229,7 +231,8 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
 /** Who holds a claim: the handler's store (its writes kept until they arrive), or this process's fallback. */
 interface Holder {
   store: CallbackDedupeStore | undefined;
-  write(key: string, write: () => unknown): void;
+  /** Send a write of the claim; resolves once it was sent (or kept for later), never rejects. */
+  write(key: string, write: () => unknown): Promise<void>;
 }
 
 /**
@@ -237,8 +240,8 @@ interface Holder {
  * 2 s is an outage, and the claim is taken in this process instead (a warning, once).
  */
 async function claim(store: CallbackDedupeStore | undefined, port: PortGuard | undefined, local: MemoryDedupeStore, key: string): Promise<{ claim: DedupeClaim; holder: Holder }> {
-  const inProcess: Holder = { store: local, write: (_, write) => void write() };
-  if (!store || !port) return { claim: true, holder: { store: undefined, write: () => {} } };
+  const inProcess: Holder = { store: local, write: async (_, write) => void write() };
+  if (!store || !port) return { claim: true, holder: { store: undefined, write: async () => {} } };
   // A claim taken here during an outage stays here until handled.
   const here = local.claim(key);
   if (here !== true) return { claim: here, holder: inProcess };

@@ -190,7 +190,7 @@ export class PortGuard {
     const { keep } = options;
     // A write that must arrive is sent even when its caller has already gone.
     if (keep !== undefined && options.signal?.aborted) {
-      this.keep(keep, call);
+      void this.keep(keep, call);
       return options.fallback(options.signal.reason);
     }
     return callPort(call, {
@@ -215,11 +215,12 @@ export class PortGuard {
   /**
    * A write that must reach the port: sent now, and if it fails or is late, kept (under `key`:
    * a later write of the same key replaces it) and sent again when the port next answers.
+   * Resolves once it was sent or kept (2 s at most), never rejects.
    */
-  keep(key: string, write: () => unknown): void {
+  keep(key: string, write: () => unknown): Promise<void> {
     this.#kept.delete(key);
     // Kept when late too: the writes that must arrive are idempotent, so sending one twice is safe.
-    void this.call(write, { timeoutMs: PORT_TIMEOUT_MS, keep: key, fallback: () => {} });
+    return Promise.resolve(this.call(write, { timeoutMs: PORT_TIMEOUT_MS, keep: key, fallback: () => {} })).then(() => {});
   }
 
   /** Writes kept for the port now (for tests and leak checks). */
@@ -247,7 +248,7 @@ export class PortGuard {
     if (this.#kept.size === 0) return;
     const kept = [...this.#kept];
     this.#kept.clear();
-    for (const [key, write] of kept) this.keep(key, write);
+    for (const [key, write] of kept) void this.keep(key, write);
   }
 }
 

@@ -221,7 +221,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
         // Whoever publishes news of an end clears the entry (this wait, if its own query saw
         // it; a handler once its onTask returned): news heard clears nothing here. A clear
         // the journal missed is sent again when it answers.
-        if (news) journalPort?.keep(`journal:${taskId}`, () => journal?.clear(taskId));
+        if (news) void journalPort?.keep(`journal:${taskId}`, () => journal?.clear(taskId));
       }
       yield task;
 
@@ -241,7 +241,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     if (news) eventsPort.fire(() => events.publish(news as TaskResult));
     // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
     // task, and tasks.pending() lists it once no wait does.
-    if (!ended) journalPort?.keep(`journal:${taskId}`, () => journal?.release(taskId));
+    if (!ended) void journalPort?.keep(`journal:${taskId}`, () => journal?.release(taskId));
     if (leases) leasesPort?.fire(() => leases.release(taskId, ended));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
