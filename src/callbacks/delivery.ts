@@ -202,7 +202,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     const claimed = await claim(store, storePort, local, key);
     if (claimed.claim === false) return { status: 200, body: { ok: true, duplicate: true } };
     if (claimed.claim === 'in_progress') return { ...refusal(503, 'in_progress'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
-    const holder = claimed.holder;
+    const { holder } = claimed;
     // Only news we can trust reaches pending waits and clears the journal: the service's
     // version, or a body its own submission's token vouches for (not a body trusted only
     // because verify is off and there is no secret).
@@ -214,12 +214,12 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
     } catch (error) {
       logger.error(`callback onTask threw for task ${task_id}: ${errorText(error)}`);
       // Freed before the answer: the redelivery it asks for must find the claim free.
-      await holder.write(`claim:${key}`, () => holder.store?.release(key));
+      await holder.release();
       return refusal(500, 'handler_failed');
     }
     // The result was handled: only now is it off the journal (tasks.pending() lists it till then).
     if (trusted && isTerminalStatus(task.status)) void journalPort?.keep(`journal:${task_id}`, () => journal?.clear(task_id));
-    if (holder.store?.complete) void holder.write(`claim:${key}`, () => holder.store?.complete?.(key));
+    holder.complete();
     return { status: 200, body: { ok: true } };
   };
   return (method, url, body) => {
@@ -228,11 +228,12 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   };
 }
 
-/** Who holds a claim: the handler's store (its writes kept until they arrive), or this process's fallback. */
+/** Who holds a claim: the handler's store (its writes kept until they arrive), this process's fallback, or nobody (no dedupe). */
 interface Holder {
-  store: CallbackDedupeStore | undefined;
-  /** Send a write of the claim; resolves once it was sent (or kept for later), never rejects. */
-  write(key: string, write: () => unknown): Promise<void>;
+  /** `onTask` threw: free the claim; resolves once sent (or kept for later), never rejects. */
+  release(): Promise<void>;
+  /** `onTask` returned: the claim is done (nobody waits for it). */
+  complete(): void;
 }
 
 /**
@@ -240,16 +241,23 @@ interface Holder {
  * 2 s is an outage, and the claim is taken in this process instead (a warning, once).
  */
 async function claim(store: CallbackDedupeStore | undefined, port: PortGuard | undefined, local: MemoryDedupeStore, key: string): Promise<{ claim: DedupeClaim; holder: Holder }> {
-  const inProcess: Holder = { store: local, write: async (_, write) => void write() };
-  if (!store || !port) return { claim: true, holder: { store: undefined, write: async () => {} } };
+  const inProcess: Holder = { release: async () => local.release(key), complete: () => local.complete(key) };
+  if (!store || !port) return { claim: true, holder: { release: async () => {}, complete: () => {} } };
   // A claim taken here during an outage stays here until handled.
   const here = local.claim(key);
   if (here !== true) return { claim: here, holder: inProcess };
   local.release(key);
   const FAILED = 'failed' as const;
   const answer = await port.call(() => store.claim(key), { timeoutMs: PORT_TIMEOUT_MS, accept: isClaim, fallback: () => FAILED });
-  if (answer !== FAILED) return { claim: answer, holder: { store, write: (k, write) => port.keep(k, write) } };
-  return { claim: local.claim(key), holder: inProcess };
+  if (answer === FAILED) return { claim: local.claim(key), holder: inProcess };
+  const kept = `claim:${key}`;
+  return {
+    claim: answer,
+    holder: {
+      release: () => port.keep(kept, () => store.release(key)),
+      complete: () => void (store.complete && port.keep(kept, () => store.complete?.(key))),
+    },
+  };
 }
 
 const READ_TIMED_OUT: unique symbol = Symbol('read timed out');

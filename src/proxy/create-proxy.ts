@@ -75,26 +75,27 @@ const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'vid
 const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
 
 /**
- * A hook or store of the app (`authorize`, `policy`, the rate-limit store), through the port
- * boundary: raced against the page's going away and `timeout`, whatever it does (hang, throw
- * synchronously, an odd thenable). Its failure, or its silence past `timeout`, is `refuse`d:
- * nothing is forwarded.
+ * The bounds of a call into a hook or store of the app (`authorize`, `policy`, the rate-limit
+ * store) through `callPort`: raced against the page's going away and `timeout`, whatever it does
+ * (hang, throw synchronously, an odd thenable). Its failure, or its silence past `timeout`, is
+ * `refuse`d: nothing is forwarded (a `ProxyDenied` is a 403).
  */
-function callHook<T>(settings: ProxySettings, request: Request, name: string, hook: () => T | PromiseLike<T>, refuse: () => ProxyRefusal): T | Promise<T> {
-  return callPort(hook, {
+function hookBounds(settings: ProxySettings, request: Request, name: string, refuse: () => ProxyRefusal) {
+  return {
     timeoutMs: settings.timeout,
     signal: request.signal,
-    fallback: (why): never => {
+    fallback: (why: unknown): never => {
       if (why instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', why.message);
       settings.logger.error(`proxy: ${name} ${why instanceof PortTimeout ? 'did not answer' : 'threw'}, request refused: ${errorText(why)}`);
       throw refuse();
     },
-  });
+  };
 }
 
 /** `authorize`, run first: an identity, or the refusal (401 none, 403 `ProxyDenied`, 500 a failure). */
 async function identify(settings: ProxySettings, request: Request): Promise<ProxyIdentity> {
-  const identity = await callHook(settings, request, 'authorize', () => settings.authorize(request), () => new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded'));
+  const failed = () => new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
+  const identity = await callPort(() => settings.authorize(request), hookBounds(settings, request, 'authorize', failed));
   if (!identity) throw new ProxyRefusal(401, 'unauthorized', 'who asks is unknown (not signed in?): nothing was forwarded');
   const { id } = identity as Partial<ProxyIdentity>;
   if ((typeof id !== 'string' || id === '') && (typeof id !== 'number' || !Number.isFinite(id))) {
@@ -110,7 +111,7 @@ async function limit(settings: ProxySettings, request: Request, operation: Proxy
   const rule = settings.rateLimit[bucket];
   if (!rule) return;
   const unavailable = () => new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
-  const decision = await callHook(settings, request, 'the rate limit store', () => settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs), unavailable);
+  const decision = await callPort(() => settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs), hookBounds(settings, request, 'the rate limit store', unavailable));
   if (decision?.allowed === true) return;
   if (decision?.allowed !== false) {
     settings.logger.error('proxy: the rate limit store answered something that is not a decision, request refused');
@@ -127,7 +128,8 @@ async function limit(settings: ProxySettings, request: Request, operation: Proxy
 async function allow(settings: ProxySettings, request: Request, identity: ProxyIdentity, operation: ProxyOperation, params: Record<string, unknown>): Promise<void> {
   if (!settings.policy) return;
   const { policy } = settings;
-  const verdict = await callHook(settings, request, 'policy', () => policy({ identity, operation, params: structuredClone(params), request }), () => new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded'));
+  const failed = () => new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded');
+  const verdict = await callPort(() => policy({ identity, operation, params: structuredClone(params), request }), hookBounds(settings, request, 'policy', failed));
   if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
 }
 

@@ -1,4 +1,5 @@
-import { callPort } from '../internal/port-call.ts';
+import { callPort, firePort } from '../internal/port-call.ts';
+import { isThenable } from '../internal/thenable.ts';
 import type { RedisDriver } from './driver.ts';
 import { probeRedis } from './health.ts';
 
@@ -94,28 +95,24 @@ export class FailoverClients {
     this.#dropCandidate();
   }
 
-  /** A client of our own, connecting in the background (a connection made while the cluster fails over may hang). */
+  /**
+   * A client of our own, connecting in the background: within `FRESH_CLIENT_MS` (a connection
+   * made while the cluster fails over may hang), else closed, and another made at the next probe.
+   */
   #makeCandidate(): void {
-    if (!this.#caller.fresh || this.#making) return;
-    const made = this.#caller.fresh();
+    const caller = this.#caller;
+    if (!caller.fresh || this.#making) return;
+    const answer = callPort(() => caller.fresh?.(), { timeoutMs: FRESH_CLIENT_MS, fallback: () => undefined });
+    if (!answer || isThenable(answer)) return;
+    const made: { ready: Promise<RedisDriver>; close(): void } = answer;
     this.#making = made;
-    const gaveUp = setTimeout(() => {
+    const close = () => firePort(() => made.close());
+    void Promise.resolve(callPort(() => made.ready, { timeoutMs: FRESH_CLIENT_MS, fallback: () => undefined })).then((driver) => {
+      const wanted = this.#making === made && !this.#closed && this.#ports.down();
       if (this.#making === made) this.#making = undefined;
-      made.close();
-    }, FRESH_CLIENT_MS);
-    made.ready.then(
-      (driver) => {
-        clearTimeout(gaveUp);
-        if (this.#making !== made || this.#closed || !this.#ports.down()) return made.close();
-        this.#making = undefined;
-        this.#candidate = { driver, close: made.close };
-      },
-      () => {
-        clearTimeout(gaveUp);
-        if (this.#making === made) this.#making = undefined;
-        made.close();
-      },
-    );
+      if (!driver || !wanted) return close();
+      this.#candidate = { driver, close };
+    });
   }
 
   #dropCandidate(): void {
