@@ -232,7 +232,7 @@ export class PortGuard {
   failed(why: unknown): void {
     if (this.#failing) return;
     this.#failing = true;
-    this.#log?.warn(`[omnimedia] ${this.#name} failed (${errorText(why)}): going on without it until it answers again`);
+    this.#log?.warn(`${this.#name} failed (${errorText(why)}): going on without it until it answers again`);
   }
 
   #keep(key: string, write: () => unknown): void {
@@ -243,7 +243,7 @@ export class PortGuard {
   #answered(): void {
     if (this.#failing) {
       this.#failing = false;
-      this.#log?.info?.(`[omnimedia] ${this.#name} answers again`);
+      this.#log?.info?.(`${this.#name} answers again`);
     }
     if (this.#kept.size === 0) return;
     const kept = [...this.#kept];
