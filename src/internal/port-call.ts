@@ -73,34 +73,16 @@ export function callPort<T, F>(call: () => T | PromiseLike<T>, options: PortCall
 }
 
 function checked<T, F>(answer: T, options: PortCall<T, F>): T | F {
-  if (options.accept && !options.accept(answer)) return options.fallback(new Error(`answered ${describe(answer)}, which is not an answer`));
+  if (options.accept && !options.accept(answer)) return options.fallback(new Error('answered what is not an answer'));
   options.answered?.();
   return answer;
 }
 
-function describe(value: unknown): string {
-  if (value === null || typeof value !== 'object') return typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : String(value);
-  return Array.isArray(value) ? 'an array' : 'an object';
-}
-
-type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
 function race<T, F>(answer: PromiseLike<T>, options: PortCall<T, F>): Promise<T | F> {
   const { signal, timeoutMs } = options;
-  // `then` is called once, here: a thenable that calls back twice, or throws, settles this once.
-  const outcome = new Promise<Outcome<T>>((resolve) => {
-    try {
-      answer.then(
-        (value) => resolve({ ok: true, value }),
-        (error: unknown) => resolve({ ok: false, error }),
-      );
-    } catch (error) {
-      resolve({ ok: false, error });
-    }
-  });
   return new Promise<T | F>((resolve, reject) => {
     let done = false;
-    const finish = (answerWith: () => T | F | Promise<T | F>) => {
+    const finish = (answerWith: () => T | F) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -111,21 +93,21 @@ function race<T, F>(answer: PromiseLike<T>, options: PortCall<T, F>): Promise<T 
         reject(error);
       }
     };
+    const fail = (why: unknown) => (done ? options.late?.(why) : finish(() => options.fallback(why)));
     // A plain timer: fake timers drive it (AbortSignal.timeout they do not).
-    const timer = setTimeout(() => finish(() => options.fallback(new PortTimeout(timeoutMs))), timeoutMs);
+    const timer = setTimeout(() => fail(new PortTimeout(timeoutMs)), timeoutMs);
     const onAbort = () =>
       finish(() => {
         if (options.abort === 'fallback') return options.fallback(signal?.reason);
         throw signal?.reason;
       });
     signal?.addEventListener('abort', onAbort, { once: true });
-    void outcome.then((settled) => {
-      if (done) {
-        if (!settled.ok) options.late?.(settled.error);
-        return;
-      }
-      finish(() => (settled.ok ? checked(settled.value, options) : options.fallback(settled.error)));
-    });
+    // `then` is called once, here: one that throws, or calls back twice, settles this once.
+    try {
+      answer.then((value) => finish(() => checked(value, options)), fail);
+    } catch (error) {
+      fail(error);
+    }
   });
 }
 
@@ -221,11 +203,6 @@ export class PortGuard {
     this.#kept.delete(key);
     // Kept when late too: the writes that must arrive are idempotent, so sending one twice is safe.
     return Promise.resolve(this.call(write, { timeoutMs: PORT_TIMEOUT_MS, keep: key, fallback: () => {} })).then(() => {});
-  }
-
-  /** Writes kept for the port now (for tests and leak checks). */
-  get kept(): number {
-    return this.#kept.size;
   }
 
   /** The port failed a call: one warning when it starts failing. */

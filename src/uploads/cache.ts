@@ -66,16 +66,18 @@ export class UploadCache {
    * The cached record for `key` when it is still comfortably valid, else the result of `upload`
    * (then cached). Uploads of the same key at the same time share one, which belongs to none of
    * them: it runs under a signal of its own (what `upload` is given), aborted only when every
-   * caller has gone. `signal` ends this caller's wait at once, the store's reads included. A
-   * store that fails, or does not answer within `timeout` (2 s at most), is a warning: the cache
-   * is a help, never a condition.
+   * caller has gone. `limits.signal` (or a signal given alone) ends this caller's wait at once,
+   * the store's reads included. A store that fails, or does not answer within `limits.timeout`
+   * (2 s at most), is a warning: the cache is a help, never a condition.
    */
   async getOrUpload<R extends CachedUpload>(
     key: string,
     upload: (signal: AbortSignal) => Promise<R>,
-    { signal, timeout }: { signal?: AbortSignal | undefined; timeout?: number | undefined } = {},
+    limits: AbortSignal | { signal?: AbortSignal | undefined; timeout?: number | undefined } = {},
     now: () => number = Date.now,
   ): Promise<{ record: R; cached: boolean }> {
+    // A signal alone is what this took before the store had a time of its own.
+    const { signal, timeout } = limits instanceof AbortSignal ? { signal: limits, timeout: undefined } : limits;
     signal?.throwIfAborted();
     const bounds = { signal, timeoutMs: Math.min(timeout ?? PORT_TIMEOUT_MS, PORT_TIMEOUT_MS), fallback: () => undefined };
     let flight = this.#inFlight.get(key);
