@@ -67,7 +67,7 @@ describe('redisCoordination’s arguments', () => {
 describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redisCoordination (%s)', (kind) => {
   const server = new RedisServer();
   const opened: Array<() => Promise<void>> = [];
-  let raw: ReturnType<typeof createClient>;
+  let raw: Awaited<ReturnType<RedisServer['client']>>;
 
   /** A client of the kind under test, as a user would make it. */
   const connect = async (): Promise<RedisClientLike> => {
@@ -105,9 +105,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
 
   beforeAll(async () => {
     await server.start();
-    raw = createClient({ url: server.url });
-    raw.on('error', () => {});
-    await raw.connect();
+    raw = await server.client();
   }, 30_000);
   afterEach(async () => {
     for (const close of opened.splice(0)) await close();

@@ -12,15 +12,38 @@ import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!REDIS_AVAILABLE)('a subscription closed while its connection reconnects', () => {
+/** The connection a client's duplicate() makes: it says when it reconnects. */
+interface Reconnecting {
+  once(event: 'reconnecting', listener: () => void): unknown;
+}
+
+/** A client of the kind under test, reconnecting every 50 ms, and how to close it. */
+interface Made {
+  client: { duplicate(): Reconnecting };
+  close(): void;
+}
+
+const KINDS: Record<'node-redis' | 'ioredis', (url: string) => Promise<Made>> = {
+  'node-redis': async (url) => {
+    const client = createClient({ url, socket: { reconnectStrategy: () => 50 } });
+    client.on('error', () => {});
+    await client.connect();
+    return { client: client as unknown as Made['client'], close: () => client.destroy() };
+  },
+  ioredis: async (url) => {
+    const client = new Redis(url, { retryStrategy: () => 50 });
+    client.on('error', () => {});
+    return { client: client as unknown as Made['client'], close: () => client.disconnect() };
+  },
+};
+
+describe.skipIf(!REDIS_AVAILABLE).each(Object.keys(KINDS) as (keyof typeof KINDS)[])('a subscription closed while its connection reconnects (%s)', (kind) => {
   const server = new RedisServer();
-  let raw: ReturnType<typeof createClient>;
+  let raw: Awaited<ReturnType<RedisServer['client']>>;
 
   beforeAll(async () => {
     await server.start();
-    raw = createClient({ url: server.url });
-    raw.on('error', () => {});
-    await raw.connect();
+    raw = await server.client();
   }, 30_000);
   afterAll(async () => {
     raw.destroy();
@@ -29,15 +52,11 @@ describe.skipIf(!REDIS_AVAILABLE)('a subscription closed while its connection re
 
   const subscribers = async () => ((await raw.sendCommand(['PUBSUB', 'NUMSUB', 'chan'])) as [string, number])[1];
 
-  it('node-redis: closed in the reconnect’s connect window, it hears nothing more and leaves no connection', async () => {
-    const client = createClient({ url: server.url, socket: { reconnectStrategy: () => 50 } });
-    client.on('error', () => {});
-    await client.connect();
+  it('closed in the reconnect’s connect window, it hears nothing more and leaves no connection', async () => {
+    const { client, close } = await KINDS[kind](server.url);
     // The duplicate the driver makes, caught to time the close inside its reconnect.
-    let duplicate: ReturnType<typeof client.duplicate> | undefined;
-    const spied = Object.assign(Object.create(client) as typeof client, {
-      duplicate: () => (duplicate = client.duplicate()),
-    });
+    let duplicate: Reconnecting | undefined;
+    const spied = Object.assign(Object.create(client) as object, { duplicate: () => (duplicate = client.duplicate()) });
     const heard: string[] = [];
     const subscription = driverOf(spied as unknown as RedisClientLike).subscribe('chan', false, (message) => heard.push(message));
     await subscription.ready;
@@ -58,32 +77,6 @@ describe.skipIf(!REDIS_AVAILABLE)('a subscription closed while its connection re
     await sleep(100);
     expect(heard).toEqual([]);
     expect(await subscribers()).toBe(0);
-    client.destroy();
-  });
-
-  it('ioredis: the same', async () => {
-    const client = new Redis(server.url, { retryStrategy: () => 50 });
-    client.on('error', () => {});
-    let duplicate: Redis | undefined;
-    const spied = Object.assign(Object.create(client) as Redis, { duplicate: () => (duplicate = client.duplicate()) });
-    const heard: string[] = [];
-    const subscription = driverOf(spied as unknown as RedisClientLike).subscribe('chan', false, (message) => heard.push(message));
-    await subscription.ready;
-    const closed = new Promise<void>((resolve) =>
-      duplicate?.once('reconnecting', () =>
-        queueMicrotask(() => {
-          subscription.close();
-          resolve();
-        }),
-      ),
-    );
-    await raw.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
-    await closed;
-    await sleep(300);
-    await raw.publish('chan', 'after close');
-    await sleep(100);
-    expect(heard).toEqual([]);
-    expect(await subscribers()).toBe(0);
-    client.disconnect();
+    close();
   });
 });
