@@ -160,7 +160,8 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
           await scheduler.wakeAt(nextAt, stop.signal);
           // A lease that cannot be asked is held: this instance polls, as when Redis is down.
           if (!(await leasesPort?.call(() => leases.hold(taskId), { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
-            nextAt = Date.now() + leases.ttlMs;
+            // A store's own number: looked at again within a minute, whatever it says.
+            nextAt = Date.now() + Math.min(Math.max(Number(leases.ttlMs) || 1_000, 100), 60_000);
             continue;
           }
         }
