@@ -58,9 +58,12 @@ const shared: Options = {
     'ai-sdk': 'src/ai-sdk/index.ts',
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
+    mcp: 'src/mcp/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],
+  // mcp (omnimedia/mcp) takes the client and its errors by the package's name, as ai-sdk does,
+  // and @modelcontextprotocol/sdk (an optional peer, every subpath) is the app's own.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
@@ -124,12 +127,18 @@ export default defineConfig([
   {
     // The `omnimedia` bin: its own entry, so the library bundles do not grow by a byte. It
     // imports the library by its package name (kept external), so it runs on dist/index.js
-    // through the package's self-reference and uses only the public API.
+    // through the package's self-reference. Beyond the public API it bundles three pure
+    // modules, so that it keeps no second copy of a rule: the option checker
+    // (option-checks.ts), the reading of the service's times (schemas/time.ts) and the
+    // terminal-safe printer (internal/terminal-text.ts); errors stay the main entry's
+    // (errorsFromMainEntry), so what the checker throws is the app's `ValidationError`.
     entry: { cli: 'src/cli/index.ts' },
     format: 'esm',
     platform: 'node',
     target: 'node22',
     sourcemap: true,
-    external: ['omnimedia', 'omnimedia/testing'],
+    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs.
+    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', /^@modelcontextprotocol\/sdk(\/|$)/],
+    esbuildPlugins: [errorsFromMainEntry],
   },
 ]);

@@ -124,8 +124,11 @@ export interface WaitSettings {
   onProgress: WaitOptions['onProgress'];
 }
 
-/** Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id. */
-export function resolveWaitOptions(options: WaitOptions | undefined, taskId: string): WaitSettings {
+/**
+ * Check the options of a wait and fill in the defaults; a `ValidationError` carries the task id
+ * (none when they are checked before a submission, as the CLI does).
+ */
+export function resolveWaitOptions(options: WaitOptions | undefined, taskId?: string): WaitSettings {
   const o = objectOf(options, 'wait options');
   const problems = new OptionProblems('wait options');
   problems.ms('timeout', o.timeout, 1);
@@ -212,6 +215,16 @@ export interface ClientSettings {
 
 const LOG_LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
+/**
+ * What a service address (`baseURL`, `proxyURL`, the proxy's `baseURL`; `given` as typed, `url`
+ * parsed) must not hold, or `undefined`: every path is appended to it, so a query would swallow the path (`/?x=1/v1/...`),
+ * a fragment would make fetch drop it (every call to the root), and fetch refuses credentials.
+ */
+export function serviceAddressProblem(given: string, url: URL): string | undefined {
+  // The text, not only the URL: a bare `?` or `#` leaves `search` and `hash` empty.
+  return url.username || url.password || /[?#]/.test(given) ? 'must not hold a user name, a password, a query or a fragment' : undefined;
+}
+
 /** What every client runs with: the options `TasksClient` takes too. */
 export type ConnectionSettings = Pick<
   ClientSettings,
@@ -235,11 +248,19 @@ function checkConnection(
   if (proxy !== undefined)
     for (const other of ['apiKey', 'baseURL'] as const) if (o[other] !== undefined) problems.add(other, 'not with proxyURL: the proxy on your server holds it');
   const given = proxy ?? (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
-  // A proxyURL may be relative to the page.
+  // A proxyURL may be relative to the page. Where there is no page (a page's module evaluated
+  // while the server renders it) a relative one stays so, and resolves at the first request.
   const page = proxy === undefined ? undefined : (globalThis as { location?: { href?: string } }).location?.href;
-  const url = typeof given === 'string' && URL.canParse(given, page) ? new URL(given, page) : undefined;
+  const deferred = proxy !== undefined && page === undefined && typeof proxy === 'string' && !URL.canParse(proxy);
+  const against = deferred ? 'http://page.invalid/' : page;
+  const url = typeof given === 'string' && URL.canParse(given, against) ? new URL(given, against) : undefined;
   if (!given) problems.add(name, 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
-  else if (!/^https?:$/.test(url?.protocol ?? '')) problems.add(name, `must be an absolute http(s) URL (got "${String(given)}")`);
+  else if (!url || !/^https?:$/.test(url.protocol))
+    problems.add(name, `must be ${proxy === undefined ? 'an absolute http(s) URL' : 'an http(s) URL, absolute or relative to the page'} (got "${String(given)}")`);
+  else {
+    const problem = serviceAddressProblem(String(given), url);
+    if (problem) problems.add(name, problem);
+  }
   problems.ms('timeout', o.timeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
@@ -250,7 +271,7 @@ function checkConnection(
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
     // Read only once the checks passed (done() throws first): a string then.
-    baseURL: `${proxy === undefined ? given : url?.href}`.replace(/\/?$/, '/'),
+    baseURL: `${proxy === undefined || deferred ? given : url?.href}`.replace(/\/?$/, '/'),
     timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
     fetch: o.fetch as Fetch | undefined,

@@ -46,7 +46,7 @@ export const DEFAULT_PROXY_TIMEOUT_MS = 60_000;
 /** `createProxy`: ms a request body may make no progress. */
 export const DEFAULT_PROXY_IDLE_TIMEOUT_MS = 30_000;
 // The in-memory stores' sizes (DEFAULT_DEDUPE_MAX_ENTRIES, DEFAULT_UPLOAD_CACHE_MAX_ENTRIES)
-// are in coordination/memory.ts, which may not import this module (README, "Architecture").
+// are in coordination/memory.ts, which may not import this module (CONTRIBUTING.md, "Architecture").
 
 /**
  * Options of `new OmniMedia({...})`. Every one is optional.
@@ -71,7 +71,7 @@ export interface ClientOptions {
   timeout?: number;
   /** The same for uploads, in ms. Default 600,000. */
   uploadTimeout?: number;
-  /** Retries of a failed request, under the retry policy (see the README). Default 2. */
+  /** Retries of a failed request, under the retry policy ([Errors and retries](https://github.com/omnimedia/omnimedia/blob/main/docs/errors-and-retries.md)). Default 2. */
   maxRetries?: number;
   /**
    * A `fetch` to use instead of the platform's (a proxy, instrumentation, a test double). It is
@@ -98,32 +98,33 @@ export interface ClientOptions {
   /**
    * Reuse uploads of the same bytes while they have comfortably more than `margin` (default
    * 1 h) of their 24 hours left. Off by default; `true` for an in-memory store, or options
-   * with your own `store`. See "Uploads and files" in the README.
+   * with your own `store`. See the guide [Uploads and files](https://github.com/omnimedia/omnimedia/blob/main/docs/uploads-and-files.md).
    */
   uploadCache?: boolean | UploadCacheOptions;
   /**
    * Most task queries per second that all the waits of this client send together (a sliding
-   * one-second window). Default 20. See the README, "Waiting for results".
+   * one-second window). Default 20. See the guide [Waiting and progress](https://github.com/omnimedia/omnimedia/blob/main/docs/waiting.md).
    */
   maxPollsPerSecond?: number;
   /**
    * State shared with the other instances of a fleet (`redisCoordination` from
    * `omnimedia/redis`): callbacks end every instance's waits, `onTask` runs once across the
    * fleet, one query budget and one poller per task, shared learning and upload cache, and a
-   * journal that `tasks.pending()` reads. See the README, "Running on many instances".
+   * journal that `tasks.pending()` reads. See the guide [Fleets on Redis](https://github.com/omnimedia/omnimedia/blob/main/docs/fleets.md).
    */
   coordination?: Coordination;
   /**
    * In a page: the app's proxy (`createProxy` from `omnimedia/proxy`, mounted on your server),
-   * which holds the key. Relative URLs resolve against the page; requests go to
-   * `<proxyURL>/v1/...` with the page's cookies (`credentials: 'same-origin'`). Not with `apiKey`
-   * or `baseURL`. See the README, "Browser apps".
+   * which holds the key. Relative URLs resolve against the page (where there is none yet, as
+   * while a server renders the page's module, at the first request: a client made at module top
+   * is fine); requests go to `<proxyURL>/v1/...` with the page's cookies (`credentials:
+   * 'same-origin'`). Not with `apiKey` or `baseURL`. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
    */
   proxyURL?: string | undefined;
   /**
    * Where the client reports what it does: `openTelemetry()` from `omnimedia/otel` (spans of
    * every call and request, and metrics). Off by default: nothing is loaded or called. See the
-   * README, "Observability".
+   * guide [Observability](https://github.com/omnimedia/omnimedia/blob/main/docs/observability.md).
    */
   telemetry?: Telemetry | undefined;
 }
@@ -256,7 +257,8 @@ export interface DownloadOptions {
 }
 
 /**
- * Options of `.wait()`, `client.tasks.wait()` and `client.tasks.watch()`. See the README, "Waiting for results".
+ * Options of `.wait()`, `client.tasks.wait()` and `client.tasks.watch()`. See the guide
+ * [Waiting and progress](https://github.com/omnimedia/omnimedia/blob/main/docs/waiting.md).
  *
  * @example
  * ```ts

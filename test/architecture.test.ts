@@ -1,6 +1,6 @@
 // The architecture, enforced: which folder of src/ may import which (value and type imports,
 // re-exports and dynamic imports alike), and no source file over 400 lines. The table is the
-// one in the README's "Architecture" section.
+// one in CONTRIBUTING.md's "Architecture" section.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,10 +51,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
-  // The CLI uses only the package's public entries ('omnimedia', 'omnimedia/testing').
-  cli: [],
+  // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
+  // into its bin, the option checker, the reading of the service's times and the terminal-safe
+  // printer (pure modules: one copy of each rule; errors stay the main entry's, tsup.config.ts).
+  cli: ['option-checks', 'schemas', 'internal'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
+  // omnimedia/mcp: the public client by its package name, and the request rules (their JSON
+  // Schema), the upload rules and the key's redaction, bundled into the entry.
+  mcp: ['schemas', 'uploads', 'internal'],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -124,7 +129,30 @@ describe('architecture', () => {
   it('the CLI imports the library by its package name only', () => {
     const cli = files.filter((file) => layerOf(file) === 'cli');
     const packages = new Set(cli.flatMap(specifiers).filter((s) => s.startsWith('omnimedia')));
-    expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/resources', 'omnimedia/testing']);
+    expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/mcp', 'omnimedia/resources', 'omnimedia/testing']);
+  });
+
+  it('the MCP server uses the client by its package name; the MCP SDK is loaded by omnimedia/mcp and by the CLI only when `mcp` runs', () => {
+    const mcp = files.filter((file) => layerOf(file) === 'mcp');
+    const packages = new Set(mcp.flatMap(specifiers).filter((s) => !s.startsWith('.') && !s.startsWith('node:')));
+    expect([...packages].sort()).toEqual([
+      '@modelcontextprotocol/sdk/experimental/tasks',
+      '@modelcontextprotocol/sdk/server/mcp.js',
+      '@modelcontextprotocol/sdk/types.js',
+      'omnimedia',
+      'omnimedia/resources',
+      'zod/mini',
+    ]);
+    const importers = files.filter((file) => specifiers(file).some((s) => s.startsWith('@modelcontextprotocol/')));
+    expect([...new Set(importers.map(layerOf))].sort()).toEqual(['cli', 'mcp']);
+    // In the CLI, as values only through import() (the MCP SDK is an optional peer).
+    for (const file of importers.filter((f) => layerOf(f) === 'cli')) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const staticValues = source.statements.filter(
+        (node) => ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && /^(@modelcontextprotocol\/|omnimedia\/mcp)/.test(node.moduleSpecifier.text) && !node.importClause?.isTypeOnly,
+      );
+      expect(staticValues.map((node) => node.getText()), relative(SRC, file)).toEqual([]);
+    }
   });
 
   it('the AI SDK provider uses the client by its package name, and @ai-sdk/provider for types only', () => {
@@ -161,7 +189,7 @@ describe('architecture', () => {
 describe('tests mirror src/', () => {
   const TEST = fileURLToPath(new URL('./', import.meta.url));
   // Not a module's tests: processes and servers across layers, helpers and fixtures, the
-  // packed tarball's consumers, the README's and the API's documentation (docs/), and the
+  // packed tarball's consumers, the README's and the guides' documentation (docs/), and the
   // checks of the repo itself (this file, browser twins).
   const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'docs', 'architecture.test.ts', 'browser-twins.test.ts']);
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import DefaultExport, { AuthenticationError, OmniMedia, OmniMediaError, ValidationError, type Logger } from 'omnimedia';
+import { TasksClient } from 'omnimedia/tasks';
 import { mediaBytes } from './helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from './helpers/msw.ts';
 import { SUBMISSION, countAllRequests, json, recordRoute } from './helpers/wire.ts';
@@ -71,6 +72,29 @@ describe('new OmniMedia(): the base URL', () => {
 
   it.each(['not a url', 'ftp://files.test', '/v1'])('%s → an error', (baseURL) => {
     expect(() => new OmniMedia({ baseURL })).toThrow(/baseURL: must be an absolute http\(s\) URL/);
+  });
+
+  // Suspicion proven: `${baseURL}${path}` put every path inside the query (`/?x=1/v1/tasks/t`),
+  // and after `#x` fetch dropped the path, so every call reached the service's root. The proxy
+  // already refused both; fetch refuses a URL with credentials, so it only ever failed later.
+  it('a query, a fragment or credentials in it reached the wrong URL: now refused at construction, naming baseURL and the rule', async () => {
+    const seen: string[] = [];
+    const fetch = async (input: Request | string | URL) => (seen.push(String(input instanceof Request ? input.url : input)), Response.json(TASK));
+    for (const baseURL of [`${BASE_URL}/?region=eu`, `${BASE_URL}/v2#x`, `${BASE_URL}/?`, 'https://user:pass@api.omnimedia.test']) {
+      const error = (() => {
+        try {
+          return new OmniMedia({ baseURL, fetch });
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(error, baseURL).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues).toEqual([{ path: 'baseURL', message: 'must not hold a user name, a password, a query or a fragment' }]);
+      expect(() => new TasksClient({ baseURL, fetch })).toThrow(/baseURL: must not hold a user name, a password, a query or a fragment/);
+    }
+    vi.stubEnv('OMNIMEDIA_BASE_URL', `${BASE_URL}/?x=1`);
+    expect(() => new OmniMedia()).toThrow(/baseURL: must not hold/);
+    expect(seen).toEqual([]);
   });
 
   it('keeps a path prefix, with or without a trailing slash', async () => {

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { browserTwins } from '../../tsup.config.ts';
 import type { BenchTable } from '../run.ts';
-import { readmeSizes } from './readme-sizes.ts';
+import { SIZE_TABLE_PAGE, statedSizes } from './stated-sizes.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KiB = 1024;
@@ -190,16 +190,16 @@ export default async function size(): Promise<BenchTable[]> {
 }
 
 // `node bench/suites/size.ts --check`: fail when a bundle grows past its CI ceiling, when zod
-// comes back into a bundle that must hold none, or when the README's size table is more than
+// comes back into a bundle that must hold none, or when the runtimes guide's size table is more than
 // 0.1 KB off the measurement (a stale figure misleads as much as a wrong one).
 if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--check')) {
   let failed = false;
-  const stated = readmeSizes(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+  const stated = statedSizes(readFileSync(join(ROOT, SIZE_TABLE_PAGE), 'utf8'));
   for (const { name, gz, byPackage } of await measureOwn()) {
     const figure = stated[name];
     if (figure === undefined || Math.abs(figure * KB - gz) > 100) {
       failed = true;
-      console.log(`README ${name}: the table says ${figure ?? 'nothing'} KB, measured ${(gz / KB).toFixed(1)} KB; update "Size and load time"`);
+      console.log(`${SIZE_TABLE_PAGE} ${name}: the table says ${figure ?? 'nothing'} KB, measured ${(gz / KB).toFixed(1)} KB; update "Size and load time"`);
     }
     const ok = gz <= CEILINGS[name] * KB;
     failed ||= !ok;

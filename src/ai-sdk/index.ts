@@ -1,6 +1,6 @@
 /**
  * `omnimedia/ai-sdk`: an AI SDK provider (`@ai-sdk/provider` v4 models) on the typed client,
- * for `generateImage` and `experimental_generateVideo`. See the README, "With the AI SDK".
+ * for `generateImage` and `experimental_generateVideo`. See the guide [The AI SDK](https://github.com/omnimedia/omnimedia/blob/main/docs/ai-sdk.md).
  *
  * @module omnimedia/ai-sdk
  */

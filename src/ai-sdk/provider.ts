@@ -61,7 +61,7 @@ function noSuchModel(kind: string, modelId: string): never {
 /**
  * An AI SDK provider for the service: `omni.image(model)` for `generateImage`, `omni.video(model)`
  * for `experimental_generateVideo`, on the typed client (local validation, auto-upload, its
- * cadence and retry rules). See the README, "With the AI SDK".
+ * cadence and retry rules). See the guide [The AI SDK](https://github.com/omnimedia/omnimedia/blob/main/docs/ai-sdk.md).
  *
  * @example
  * ```ts

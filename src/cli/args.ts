@@ -167,13 +167,15 @@ export function integerOrText(text: string | undefined): number | string | undef
   return /^[+-]?\d+$/.test(text.trim()) ? Number(text) : text;
 }
 
-/** A positive number of seconds as ms; a `UsageError` naming the flag otherwise. */
+/**
+ * A number of seconds as whole ms, or a `UsageError` naming the flag when the text is not a
+ * number. Its range is the SDK's rule, checked where the options are used (wait.ts), not here.
+ */
 export function secondsValue(values: ParsedValues, name: string): number | undefined {
   const text = stringValue(values, name);
   if (text === undefined) return undefined;
   const seconds = Number(text);
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(`--${name}: must be a positive number of seconds (got "${text}")`, `--${name}`);
+  if (text.trim() === '' || !Number.isFinite(seconds)) throw new UsageError(`--${name}: must be a number of seconds (got "${text}")`, `--${name}`);
   return Math.round(seconds * 1000);
 }
 

@@ -1,6 +1,6 @@
 import { OmniMedia, type Logger } from 'omnimedia';
 import { UsageError, stringValue, type ParsedValues } from './args.ts';
-import { defaultFlagNamer, type FlagNamer } from './exit.ts';
+import { defaultFlagNamer, type FlagNamer, type SentSoFar } from './exit.ts';
 import { Output, type ResultStream } from './output.ts';
 import { createProgress, type Progress, type TerminalStream } from './progress.ts';
 
@@ -19,6 +19,8 @@ export class Context {
   readonly progress: Progress;
   /** Maps the SDK's field names in validation errors to this command's flags. */
   flagFor: FlagNamer = defaultFlagNamer;
+  /** What this run has sent: errors say "nothing was sent" only while nothing was, and name the task once there is one. */
+  readonly sent: SentSoFar = { requests: false, taskId: undefined };
   #client: OmniMedia | undefined;
 
   constructor(
@@ -56,6 +58,11 @@ export class Context {
       baseURL,
       ...(apiKey ? { apiKey } : {}),
       logger,
+      // Every request of the run goes through here, so an error knows whether any went out.
+      fetch: (input, init) => {
+        this.sent.requests = true;
+        return globalThis.fetch(input, init);
+      },
       ...(this.values.verbose === true ? { logLevel: 'debug' as const } : {}),
     });
     return this.#client;

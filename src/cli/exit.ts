@@ -6,9 +6,10 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from 'omnimedia';
+import { terminalText } from '../internal/terminal-text.ts';
 import { UsageError } from './args.ts';
 
-/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and the README. */
+/** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and docs/cli.md. */
 export const EXIT = {
   ok: 0,
   taskFailed: 1,
@@ -48,6 +49,22 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.internal;
 }
 
+/**
+ * What a run has sent so far, for an error's words: whether any request went out (the CLI's
+ * `fetch` counts them), and the task it submitted, once the service named it.
+ */
+export interface SentSoFar {
+  requests: boolean;
+  taskId: string | undefined;
+}
+
+const NOTHING_SENT: SentSoFar = { requests: false, taskId: undefined };
+
+/** The task an error concerns: its own `taskId`, else the one this run submitted. */
+function taskOf(error: unknown, sent: SentSoFar): string | undefined {
+  return (error instanceof OmniMediaError || error instanceof Interrupted ? error.taskId : undefined) ?? sent.taskId;
+}
+
 /** Turns an SDK field path (`images[1]`, `input_video`) into the flag the user typed. */
 export type FlagNamer = (field: string) => string;
 
@@ -74,15 +91,15 @@ function issueLabel(issue: IssueJson): string {
 }
 
 /** The error as one JSON object for `--json`: type, message, exit code and what scripts need. */
-export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer): Record<string, unknown> {
+export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT): Record<string, unknown> {
   const base: Record<string, unknown> = {
     type: error instanceof Error ? error.name : 'Error',
     message: error instanceof Error ? error.message : String(error),
     exit_code: exitCodeFor(error),
   };
-  if (error instanceof Interrupted && error.taskId) base.task_id = error.taskId;
+  const taskId = taskOf(error, sent);
+  if (taskId) base.task_id = taskId;
   if (error instanceof UsageError && error.flag) base.flag = error.flag;
-  if (error instanceof OmniMediaError && error.taskId) base.task_id = error.taskId;
   if (error instanceof ValidationError) base.issues = issuesOf(error, flagFor);
   if (error instanceof APIError) {
     if (error.status !== undefined) base.status = error.status;
@@ -97,34 +114,50 @@ export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer)
   return { error: base };
 }
 
-/** The error for a person: what went wrong, each broken rule on its own line, and what to do next. */
-export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer): string {
+/**
+ * The error for a person: what went wrong, each broken rule on its own line, and what to do
+ * next. "nothing was sent" only when no request went out; after a submission, the task's id
+ * (whatever threw), so that nobody submits and pays twice. Every line through the terminal-safe
+ * printer: messages, bodies and ids carry the service's words.
+ */
+export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT): string {
+  const lines = errorLines(error, flagFor, sent);
+  const taskId = taskOf(error, sent);
+  if (taskId && !lines.some((line) => line.includes(taskId)))
+    lines.push(`  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: omnimedia tasks get ${taskId}`);
+  return lines.map(terminalText).join('\n');
+}
+
+function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string[] {
   if (error instanceof ValidationError) {
     const lines = issuesOf(error, flagFor).map((issue) => `  ${issueLabel(issue)}: ${issue.message}`);
-    return ['error: invalid input, nothing was sent', ...lines].join('\n');
+    const head = !sent.requests ? 'invalid input, nothing was sent' : taskOf(error, sent) ? 'invalid input' : 'invalid input, no task was submitted';
+    return [`error: ${head}`, ...lines];
   }
   if (error instanceof TaskFailedError) {
-    return `error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`;
+    return [`error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`];
   }
   if (error instanceof WaitTimeoutError) {
-    return `error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`;
+    return [`error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`];
   }
   // The SDK's words name its constructor option; at the command line the key is a flag.
   const keyless = error instanceof AuthenticationError && error.status === undefined ? /^(.*) needs an API key/.exec(error.message)?.[1] : undefined;
-  if (keyless) return `error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`;
+  if (keyless) return [`error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`];
   if (error instanceof APIError) {
     const details = [
       error.status !== undefined ? `status ${error.status}` : undefined,
       error.requestId ? `request id ${error.requestId}` : undefined,
       error.taskId ? `task ${error.taskId}` : undefined,
     ].filter(Boolean);
-    const body = error.body === undefined || error.body === '' ? '' : `\n  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`;
-    return `error: ${error.message}${details.length ? ` (${details.join(', ')})` : ''}${body}`;
+    const line = `error: ${error.message}${details.length ? ` (${details.join(', ')})` : ''}`;
+    if (error.body === undefined || error.body === '') return [line];
+    return [line, `  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`];
   }
-  if (error instanceof Interrupted) return error.message;
-  if (error instanceof UsageError || error instanceof OmniMediaError) return `error: ${error.message}`;
+  if (error instanceof Interrupted) return [error.message];
+  if (error instanceof UsageError || error instanceof OmniMediaError) return [`error: ${error.message}`];
+  // A stack's own lines stay lines.
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return `internal error (please report it): ${stack}`;
+  return `internal error (please report it): ${stack}`.split('\n');
 }
 
 function truncate(text: string, max: number): string {

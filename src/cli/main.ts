@@ -1,4 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
+import { terminalJson } from '../internal/terminal-text.ts';
 import { UsageError, helpText, parseCommand } from './args.ts';
 import { COMMANDS, type Command } from './commands/index.ts';
 import { Context, type CliIO } from './context.ts';
@@ -20,6 +21,7 @@ Commands:
   tasks get         Show a task once
   tasks wait        Wait for a task, with live progress
   mock              Run the mock service locally (no key, no network)
+  mcp               Run an MCP server for AI agents (stdio, or --http)
 
 Every command takes --help, with examples. Submissions take --wait (live progress on
 stderr), --out DIR (download the results) and --json (only JSON on stdout).
@@ -96,9 +98,9 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // Ctrl-C during an upload or a query: the abort's reason surfaces; report it as such.
     const error = io.signal.aborted && !(caught instanceof Interrupted) ? new Interrupted() : caught;
     const flagFor = ctx?.flagFor ?? defaultFlagNamer;
-    io.stderr.write(`${errorText(error, flagFor)}\n`);
+    io.stderr.write(`${errorText(error, flagFor, ctx?.sent)}\n`);
     // With --json a script reads the error from stdout too, as the one JSON document there.
-    if (ctx ? ctx.output.json : argv.includes('--json')) io.stdout.write(`${JSON.stringify(errorJson(error, flagFor), null, 2)}\n`);
+    if (ctx ? ctx.output.json : argv.includes('--json')) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}\n`);
     return exitCodeFor(error);
   }
 }

@@ -1,3 +1,5 @@
+import { terminalJson, terminalLines, terminalText } from '../internal/terminal-text.ts';
+import { epochMs } from '../schemas/time.ts';
 import type { TerminalStream } from './progress.ts';
 
 /** What the CLI writes results to: stdout, which carries nothing but results. */
@@ -8,8 +10,10 @@ export interface ResultStream {
 const TIMESTAMPS = new Set(['created_at', 'completed_at', 'expires_at']);
 
 function scalar(key: string, value: unknown): string {
-  if (TIMESTAMPS.has(key) && typeof value === 'number') return `${new Date(value * 1000).toISOString()} (${value})`;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // Read by the SDK's one rule for the service's times: a value that is no time shows as sent.
+  const ms = TIMESTAMPS.has(key) ? epochMs(value) : undefined;
+  return ms === undefined ? text : `${new Date(ms).toISOString()} (${text})`;
 }
 
 type Attempt = { attempt_no?: unknown; provider?: unknown; status?: unknown; fail_reason?: unknown; elapsed_s?: unknown };
@@ -41,13 +45,16 @@ export function describe(record: object, extra: readonly (readonly [string, stri
     } else rows.push([key, scalar(key, value)]);
   }
   rows.push(...extra.map(([k, v]) => [k, v] as [string, string]));
-  const width = Math.max(0, ...rows.map(([key]) => key.length)) + 2;
-  return rows.map(([key, value]) => `${key.padEnd(width)}${value}`.trimEnd()).join('\n');
+  // Names and values alike are the service's: each shown escaped, on its own line.
+  const shown = rows.map(([key, value]) => [terminalText(key), terminalText(value)] as const);
+  const width = Math.max(0, ...shown.map(([key]) => key.length)) + 2;
+  return shown.map(([key, value]) => `${key.padEnd(width)}${value}`.trimEnd()).join('\n');
 }
 
 /**
  * Results on stdout (exactly one JSON document with `--json`), messages on stderr. Keeping the
- * two apart is what makes `omnimedia ... --json | jq` safe.
+ * two apart is what makes `omnimedia ... --json | jq` safe. Both through the terminal-safe
+ * printer: what the service sent is shown, never interpreted.
  */
 export class Output {
   constructor(
@@ -56,13 +63,13 @@ export class Output {
     readonly json: boolean,
   ) {}
 
-  /** The command's result: JSON, or the human lines. */
+  /** The command's result: JSON, or the human lines (our line breaks kept, anything else escaped). */
   result(value: unknown, human: () => string): void {
-    this.stdout.write(this.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+    this.stdout.write(this.json ? `${terminalJson(value)}\n` : `${terminalLines(human())}\n`);
   }
 
-  /** A message for the person at the terminal (stderr), never mixed into results. */
+  /** One line for the person at the terminal (stderr), never mixed into results. */
   message(line: string): void {
-    this.stderr.write(`${line}\n`);
+    this.stderr.write(`${terminalText(line)}\n`);
   }
 }

@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { terminalText } from '../internal/terminal-text.ts';
 import { SPINNER, fitToWidth, taskText, transferText, type TaskView } from './format.ts';
 
 /** Where progress goes: stderr, so that stdout carries only results (and only JSON with --json). */
@@ -39,7 +40,7 @@ export interface TransferProgress {
 }
 
 export interface Progress {
-  /** A permanent line (above the live lines on a terminal). */
+  /** A permanent line (above the live lines on a terminal), through the terminal-safe printer: one line, controls shown escaped. */
   log(line: string, tone?: Tone): void;
   task(taskId?: string): TaskProgress;
   transfer(verb: string, label: string, total?: number): TransferProgress;
@@ -77,7 +78,7 @@ class LogProgress implements Progress {
   ) {}
 
   log(line: string): void {
-    this.stream.write(`${line}\n`);
+    this.stream.write(`${terminalText(line)}\n`);
   }
 
   task(taskId = '(submitting)'): TaskProgress {
@@ -137,8 +138,9 @@ class LiveProgress implements Progress {
 
   log(line: string, tone: Tone = 'plain'): void {
     this.#clear();
+    const shown = terminalText(line);
     const colored =
-      tone !== 'plain' && this.stream.hasColors?.() ? styleText(TONE_COLOR[tone], line, { validateStream: false }) : line;
+      tone !== 'plain' && this.stream.hasColors?.() ? styleText(TONE_COLOR[tone], shown, { validateStream: false }) : shown;
     this.stream.write(`${colored}\n`);
     this.#draw();
   }
@@ -241,7 +243,7 @@ class LiveProgress implements Progress {
   #draw(): void {
     if (this.#items.size === 0) return;
     const frame = SPINNER[this.#frame] ?? '';
-    const lines = [...this.#items].map((item) => fitToWidth(item.render(frame), this.stream.columns));
+    const lines = [...this.#items].map((item) => fitToWidth(terminalText(item.render(frame)), this.stream.columns));
     this.stream.write(lines.join('\n'));
     this.#drawnLines = lines.length;
   }

@@ -1,5 +1,6 @@
-import type { TaskPromise, TaskResult, WaitOptions } from 'omnimedia';
-import { TaskFailedError, WaitTimeoutError } from 'omnimedia';
+import type { TaskPromise, TaskResult, ValidationIssue, WaitOptions } from 'omnimedia';
+import { TaskFailedError, ValidationError, WaitTimeoutError } from 'omnimedia';
+import { resolveWaitOptions } from '../option-checks.ts';
 import { secondsValue, stringValue } from './args.ts';
 import type { Context } from './context.ts';
 import { downloadResults, type SavedFile } from './download.ts';
@@ -15,19 +16,42 @@ export interface WaitFlags {
   waitOptions: Pick<WaitOptions, 'timeout' | 'initialDelay' | 'interval'>;
 }
 
+/**
+ * The wait flags, checked by the SDK's own rule for a wait's options (option-checks.ts) before
+ * anything is sent: the SDK would check them only in `.wait()`, after the billed submission.
+ */
 export function waitFlags(ctx: Context): WaitFlags {
   const out = stringValue(ctx.values, 'out');
   const timeout = secondsValue(ctx.values, 'timeout');
   const interval = secondsValue(ctx.values, 'interval');
+  const waitOptions = {
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(interval !== undefined ? { initialDelay: interval, interval } : {}),
+  };
+  try {
+    resolveWaitOptions(waitOptions);
+  } catch (error) {
+    throw error instanceof ValidationError ? inFlagUnits(ctx, error, waitOptions) : error;
+  }
   return {
     // Downloading the results needs them first.
     wait: ctx.values.wait === true || out !== undefined,
     out,
-    waitOptions: {
-      ...(timeout !== undefined ? { timeout } : {}),
-      ...(interval !== undefined ? { initialDelay: interval, interval } : {}),
-    },
+    waitOptions,
   };
+}
+
+/** The SDK's issues (in ms, of `timeout`, `interval`, `initialDelay`) told against the flags the user typed, in seconds. */
+function inFlagUnits(ctx: Context, error: ValidationError, options: { timeout?: number; interval?: number }): ValidationError {
+  const issues = new Map<string, ValidationIssue>();
+  for (const issue of error.issues) {
+    // --interval sets both the first delay and the interval.
+    const flag = issue.path === 'timeout' ? 'timeout' : 'interval';
+    if (issues.has(flag) && issue.path !== flag) continue;
+    const seconds = stringValue(ctx.values, flag);
+    issues.set(flag, { path: flag, message: `${issue.message}; --${flag} is in seconds: ${seconds} s = ${options[flag]} ms` });
+  }
+  return new ValidationError([...issues.values()], 'wait flags');
 }
 
 /** An abort from Ctrl-C becomes `Interrupted` with the task id, so the user can resume. */
@@ -50,6 +74,7 @@ export async function submitTask(
     // The POST may have reached the service before the abort: say so rather than guess.
     throw interruptedOr(ctx, error, undefined, 'interrupted while submitting; the service may have created the task all the same');
   }
+  ctx.sent.taskId = submitted.task_id;
   live.submitted(submitted.task_id, submitted.status);
   if (!flags.wait) {
     live.end();

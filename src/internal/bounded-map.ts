@@ -58,3 +58,20 @@ export class BoundedMap<K, V> {
     for (const [key, entry] of this.#entries) if (entry.until > now) yield [key, entry.value];
   }
 }
+
+/** Keep a log to its last `max` items, `item` pushed last. */
+export function appendBounded<T>(log: T[], item: T, max: number): void {
+  log.push(item);
+  if (log.length > max) log.splice(0, log.length - max);
+}
+
+/** Drop the first-inserted entries of `map` past `max`; the keys dropped, oldest first. */
+export function dropOldest<K, V>(map: Map<K, V>, max: number): K[] {
+  const dropped: K[] = [];
+  for (const key of map.keys()) {
+    if (map.size <= max) break;
+    map.delete(key);
+    dropped.push(key);
+  }
+  return dropped;
+}

@@ -1,7 +1,7 @@
 /**
  * `omnimedia/otel`: the client's spans and metrics on OpenTelemetry. `@opentelemetry/api`
  * (>= 1.9) is an optional peer dependency, loaded only by this entry: `omnimedia` itself never
- * imports it. See the README, "Observability".
+ * imports it. See the guide [Observability](https://github.com/omnimedia/omnimedia/blob/main/docs/observability.md).
  *
  * @module omnimedia/otel
  */

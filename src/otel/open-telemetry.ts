@@ -5,7 +5,7 @@ import { routeOf } from './attributes.ts';
 import { createInstruments, type Instruments } from './metrics.ts';
 import { RequestSpan } from './request-span.ts';
 import { CallSpan, type SpanOwner } from './spans.ts';
-import { VERSION } from './version.ts';
+import { VERSION } from '../internal/version.ts';
 
 /**
  * Options of `openTelemetry()`. Every one is optional.
@@ -61,7 +61,7 @@ class OpenTelemetry implements Telemetry {
 /**
  * Spans and metrics of everything the client does, through `@opentelemetry/api` (an optional
  * peer dependency, >= 1.9), recorded by whatever SDK and exporter the app runs. Spans are
- * children of the caller's active span; see the README, "Observability", for the names,
+ * children of the caller's active span; see the guide [Observability](https://github.com/omnimedia/omnimedia/blob/main/docs/observability.md) for the names,
  * attributes and metrics, and for what is never recorded.
  *
  * @example

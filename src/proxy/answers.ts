@@ -12,18 +12,22 @@ export const ANSWER_HEADERS: Readonly<Record<string, string>> = {
   vary: 'Origin',
 };
 
-/** A refusal of the proxy's own: nothing was forwarded (or, for 408/413/504, what was is aborted). */
-export class ProxyRefusal {
+/**
+ * A refusal of the proxy's own: nothing was forwarded (or, for 408/413/504, what was is aborted).
+ * An `Error`, so that whatever a runtime makes of one (workerd's fetch rejects with the error a
+ * request body failed with, in words) says what was refused.
+ */
+export class ProxyRefusal extends Error {
+  override name = 'ProxyRefusal';
   readonly status: number;
   readonly code: string;
-  readonly message: string;
   readonly issues: readonly ValidationIssue[] | undefined;
   readonly headers: Record<string, string>;
 
   constructor(status: number, code: string, message: string, extra: { issues?: readonly ValidationIssue[]; headers?: Record<string, string> } = {}) {
+    super(message);
     this.status = status;
     this.code = code;
-    this.message = message;
     this.issues = extra.issues;
     this.headers = extra.headers ?? {};
   }

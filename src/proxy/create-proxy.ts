@@ -14,15 +14,17 @@ import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE } from '../schemas/video-rules.ts'
 import { parseInput } from '../validation/parse.ts';
 import { ANSWER_HEADERS, jsonAnswer, ProxyRefusal, refusalAnswer } from './answers.ts';
 import { nodeHandlerOf, type NodeProxyRequest, type NodeProxyResponse } from './node-adapter.ts';
-import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission } from './options.ts';
-import { checkOrigin, corsHeaders, hostOf, preflightHeaders } from './origin.ts';
-import { pageBody, readJson } from './page-body.ts';
+import { resolveProxyOptions, type ProxyIdentity, type ProxyOperation, type ProxyOptions, type ProxySettings, type ProxySubmission, type ServiceSettings } from './options.ts';
+import { checkOrigin, corsHeaders, preflightHeaders, requestHost } from './origin.ts';
+import { pageBody, readJson, type PageBody } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
-import { forward, type UpstreamAnswer } from './upstream.ts';
+import { forward, type UpstreamAnswer, type UpstreamSettings } from './upstream.ts';
 import { checkUpload, uploadStream } from './upload.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
 import { errorText } from '../internal/error-text.ts';
 import { callPort, PortTimeout } from '../internal/port-call.ts';
+import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
+import { readAnswer } from '../schemas/tolerant.ts';
 
 /**
  * Thrown by `authorize` or `policy` to refuse a request: the page gets 403 with this message
@@ -137,14 +139,23 @@ async function allow(settings: ProxySettings, request: Request, identity: ProxyI
 const MAX_ON_SUBMITTED_WAIT_MS = 5_000;
 
 /**
- * `onSubmitted`, once per accepted submission, before the page gets its task: but a hook that
- * fails or hangs costs the page nothing. Past `timeout` (5 s at most: the page's client is
- * waiting on the same clock, and a submission it gave up on is not retried) the page gets its
- * task while the hook goes on; its failure is logged whenever it comes.
+ * `onSubmitted`, once per submission the service accepted (a 2xx), before the page gets its
+ * task: but a hook that fails or hangs costs the page nothing. Past `timeout` (5 s at most: the
+ * page's client is waiting on the same clock, and a submission it gave up on is not retried)
+ * the page gets its task while the hook goes on; its failure is logged whenever it comes. The
+ * task id is read as the page's client reads it (a whole number is its decimal string); an
+ * accepted answer without a usable one is logged as an error, since the task may be billed.
  */
-async function runOnSubmitted(settings: ProxySettings, submission: ProxySubmission): Promise<void> {
+async function runOnSubmitted(settings: ProxySettings, identity: ProxyIdentity, operation: ProxyOperation, answer: UpstreamAnswer): Promise<void> {
   const hook = settings.onSubmitted;
   if (!hook) return;
+  const read = readAnswer(answer.body, SUBMISSION_ANSWER);
+  if (!('value' in read)) {
+    const problems = read.problems.map((p) => `${p.field || 'the answer'} ${p.message}`).join('; ');
+    settings.logger.error(`proxy: the service accepted a submission (${operation}) of ${String(identity.id)} (${answer.status}) without a usable task id (${problems}): onSubmitted was not called, and the task may be billed`);
+    return;
+  }
+  const submission: ProxySubmission = { identity, operation, task_id: read.value.task_id as string };
   const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
   const threw = (error: unknown) => settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${errorText(error)}`);
   await callPort(() => hook(submission), {
@@ -155,6 +166,22 @@ async function runOnSubmitted(settings: ProxySettings, submission: ProxySubmissi
     },
     late: threw,
   });
+}
+
+/**
+ * What the upstream requests run with, once the key and base URL are known (see
+ * `ProxySettings.service`): until then every request that would be forwarded is a 500, and the
+ * log says what is missing. The page is told nothing of it.
+ */
+function upstreamOf(settings: ProxySettings): UpstreamSettings {
+  let service: ServiceSettings;
+  try {
+    service = settings.service();
+  } catch (error) {
+    settings.logger.error(`proxy: request refused, nothing forwarded: ${errorText(error)}`);
+    throw new ProxyRefusal(500, 'proxy_not_configured', 'the proxy is not configured: nothing was forwarded');
+  }
+  return { ...service, fetch: settings.fetch, timeout: settings.timeout, logger: settings.logger };
 }
 
 /** A submission's JSON body as the client checks it, `callback_url` the app's (or none). */
@@ -183,50 +210,58 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
 }
 
 /** Everything after the origin check: who asks, the limit, the body, the policy, the one upstream request. */
-async function proceed(settings: ProxySettings, route: Route, request: Request): Promise<UpstreamAnswer> {
+async function proceed(settings: ProxySettings, route: Route, request: Request, page: PageBody | undefined): Promise<UpstreamAnswer> {
   const identity = await identify(settings, request);
   const { operation } = route;
   await limit(settings, request, operation, identity);
-  if (operation === 'task_query') {
+  const upstream = upstreamOf(settings);
+  if (operation === 'task_query' || !page) {
     // No body to read: the page going away is all that ends it early.
     await allow(settings, request, identity, operation, { task_id: route.taskId });
-    return forward(settings, { route, signal: request.signal });
+    return forward(upstream, { route, signal: request.signal });
   }
-  const page = pageBody(request.body, request.signal, settings.idleTimeout);
-  try {
-    if (operation === 'image_upload' || operation === 'video_upload') {
-      const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
-      await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
-      const framing = await multipartFraming(upload.filename, upload.type.mediaType);
-      let refused: ProxyRefusal | undefined;
-      const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
-      try {
-        return await forward(settings, {
-          route,
-          contentType: framing.contentType,
-          body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
-          signal: page.exchange.signal,
-        });
-      } catch (error) {
-        throw refused ?? error;
-      }
+  if (operation === 'image_upload' || operation === 'video_upload') {
+    const upload = await checkUpload(operation === 'image_upload' ? 'image' : 'video', request.headers, page.read);
+    await allow(settings, request, identity, operation, { filename: upload.filename, content_type: upload.type.mediaType });
+    const framing = await multipartFraming(upload.filename, upload.type.mediaType);
+    let refused: ProxyRefusal | undefined;
+    const timedOut = () => new ProxyRefusal(504, 'upstream_timeout', `the service did not take the upload or answer within ${settings.timeout} ms`);
+    let answer: UpstreamAnswer;
+    try {
+      answer = await forward(upstream, {
+        route,
+        contentType: framing.contentType,
+        body: (exchange) => uploadStream(upload, framing, exchange, settings.timeout, timedOut, (refusal) => (refused = refusal)),
+        signal: page.exchange.signal,
+      });
+    } catch (error) {
+      throw refused ?? error;
     }
-    const body = await submissionBody(settings, route, request, page.read);
-    await allow(settings, request, identity, operation, body);
-    const answer = await forward(settings, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
-    const taskId = (answer.body as { task_id?: unknown } | undefined)?.task_id;
-    if (answer.status >= 200 && answer.status < 300 && typeof taskId === 'string') await runOnSubmitted(settings, { identity, operation, task_id: taskId });
+    // A runtime may have ended the request at the refusal and passed the service's answer on.
+    if (refused) throw refused;
     return answer;
-  } finally {
-    page.exchange.close();
   }
+  const body = await submissionBody(settings, route, request, page.read);
+  await allow(settings, request, identity, operation, body);
+  const answer = await forward(upstream, { route, contentType: 'application/json', body: JSON.stringify(body), signal: page.exchange.signal });
+  if (answer.status >= 200 && answer.status < 300) await runOnSubmitted(settings, identity, operation, answer);
+  return answer;
 }
+
+/**
+ * Whether the runtime closes a connection on the request's unread bytes as soon as the answer
+ * is written: Cloudflare's workerd does (`navigator.userAgent` is `Cloudflare-Workers` there),
+ * and a page still sending then reads a reset, not the refusal. There the rest of a refused
+ * body is dropped (`linger`) before the answer; elsewhere the answer goes at once (a 413
+ * at the moment the limit is passed) and the rest is dropped behind it.
+ */
+const drainsBeforeAnswer = () => (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers';
 
 /**
  * Mount the service on your server for your pages: `new OmniMedia({ proxyURL })` in the page
  * then has the whole client, and the key stays here. Only the spec's seven endpoints are
  * forwarded, only to `baseURL`, only after `authorize` (required), the origin check, the rate
- * limit, the client's own validation and `policy`. See the README, "Browser apps".
+ * limit, the client's own validation and `policy`. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
  * @example
  * ```ts
@@ -240,19 +275,26 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
   const settings = resolveProxyOptions(options, readEnv);
   const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
 
-  const serve = async (method: string, target: string, host: string, build: () => Request): Promise<Response | undefined> => {
+  /**
+   * Answer one request. `lingers`: after a refusal, read and drop what the page still sends
+   * (for a while: `linger`), so that its connection is not reset on unread bytes: `handler`
+   * does (in the background, or before answering where `DRAINS_BEFORE_ANSWER`),
+   * `nodeHandler` lingers after writing.
+   */
+  const serve = async (method: string, target: string, build: () => Request, lingers: boolean): Promise<Response | undefined> => {
     const route = routeOf(method, target, settings.basePath);
     if (route === undefined) return undefined;
     if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
     let cors: Record<string, string> = {};
     let request: Request;
+    let page: PageBody | undefined;
     try {
       request = build();
     } catch {
       return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request cannot be read (its Host header?)'));
     }
     try {
-      const verdict = checkOrigin(request.headers, method, host, settings.allowedOrigins);
+      const verdict = checkOrigin(request.headers, method, requestHost(request.headers, settings.trustProxy), settings.allowedOrigins);
       if (!verdict.allowed) throw new ProxyRefusal(403, 'cross_site', `refused: ${verdict.reason}`);
       if (route.preflight) {
         if (!verdict.corsOrigin || request.headers.get('access-control-request-method') !== route.method)
@@ -260,33 +302,34 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
         return new Response(null, { status: 204, headers: { ...ANSWER_HEADERS, ...preflightHeaders(verdict.corsOrigin, request.headers.get('access-control-request-headers')) } });
       }
       cors = corsHeaders(verdict.corsOrigin);
-      const answer = await proceed(settings, route, request);
+      page = route.method === 'POST' ? pageBody(request.body, request.signal, settings.idleTimeout) : undefined;
+      const answer = await proceed(settings, route, request, page);
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);
     } catch (error) {
+      if (lingers) {
+        const dropping = page?.drop();
+        if (drainsBeforeAnswer()) await dropping;
+      }
       if (error instanceof ProxyRefusal) return refusalAnswer(error, cors);
       // The page went away (fetch-style servers abort its signal with reasons of their own).
       if ((error instanceof DOMException && error.name === 'AbortError') || request.signal.aborted)
         return refusalAnswer(new ProxyRefusal(499, 'client_closed', 'the page went away'));
       settings.logger.error(`proxy: ${method} ${route.path}: ${errorText(error)}`);
       return refusalAnswer(new ProxyRefusal(500, 'proxy_error', 'the proxy failed: nothing more was forwarded'), cors);
+    } finally {
+      page?.exchange.close();
     }
   };
 
   return {
     handler: async (request) => {
       if (!URL.canParse(request.url)) return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL cannot be read'));
-      const url = new URL(request.url);
-      // The runtime built this URL; one naming a host neither Host header names came from an
-      // absolute-form target (@hono/node-server takes it as the URL). Never where the request
-      // goes (that is the base URL), but refused as the raw-target check refuses it.
-      const named = (header: string) => {
-        const value = request.headers.get(header)?.split(',')[0]?.trim();
-        return value ? hostOf(value, url.protocol === 'https:' ? 'https:' : 'http:') : undefined;
-      };
-      if (request.headers.has('host') && url.host !== named('host') && url.host !== named('x-forwarded-host'))
-        return refusalAnswer(new ProxyRefusal(400, 'bad_target', 'the request URL names another host than the Host header (an absolute-form target?)'));
-      return (await serve(request.method, `${url.pathname}${url.search}`, url.host, () => request)) ?? notFound();
+      // Only the path of the runtime's URL is read. Its host is the framework's (Next.js names
+      // localhost whatever the browser asked), and so may its query be (Next's edge runtime adds
+      // the catch-all segments: ?path=v1&path=tasks&path=...): neither chooses anything, and
+      // neither is forwarded (the upstream URL is the base URL and the endpoint).
+      return (await serve(request.method, new URL(request.url).pathname, () => request, true)) ?? notFound();
     },
-    nodeHandler: nodeHandlerOf(serve, notFound),
+    nodeHandler: nodeHandlerOf((method, target, build) => serve(method, target, build, false), notFound),
   };
 }

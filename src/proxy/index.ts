@@ -2,7 +2,7 @@
  * `omnimedia/proxy`: mount the service on your own server so that a page can use the whole
  * client (`new OmniMedia({ proxyURL })`) while the API key stays on the server. Imports nothing
  * from `node:*`: `handler` runs on Node, Deno, Bun and edge runtimes, `nodeHandler` on
- * `node:http`-style servers. See the README, "Browser apps".
+ * `node:http`-style servers. See the guide [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
  * @module omnimedia/proxy
  */

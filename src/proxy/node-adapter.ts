@@ -6,6 +6,7 @@
  * objects are driven by their shape.
  */
 import { hostOf } from './origin.ts';
+import { linger } from './page-body.ts';
 
 /**
  * The request `nodeHandler` reads, by shape: Node's `IncomingMessage`, Express's and Fastify's
@@ -61,35 +62,12 @@ export interface NodeProxyResponse {
   readonly headersSent?: boolean | undefined;
 }
 
-/** What the proxy itself runs: the method, the raw target, the host, and the `Request` built on demand. */
-export type Serve = (method: string, target: string, host: string, request: () => Request) => Promise<Response | undefined>;
+/** What the proxy itself runs: the method, the raw target, and the `Request` built on demand. */
+export type Serve = (method: string, target: string, request: () => Request) => Promise<Response | undefined>;
 
 const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
-
-/**
- * How long the rest of a refused body is read (and dropped) after the answer, before the
- * connection is closed: closing a socket with unread bytes in it makes the kernel reset the
- * connection, and a reset can destroy the answer before the page reads it (a lingering close,
- * as nginx does).
- */
-const LINGER_MS = 2_000;
-
-/** Read and drop what is left of a body for at most `LINGER_MS`, then let the socket go. */
-async function linger(chunks: AsyncIterator<unknown>): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = new Promise<'stop'>((resolve) => (timer = setTimeout(() => resolve('stop'), LINGER_MS)));
-  try {
-    for (;;) {
-      const step = await Promise.race([chunks.next(), stop]);
-      if (step === 'stop') return void (await chunks.return?.()); // closes the socket, long after the answer
-      if (step.done) return; // the body ended: the connection is clean, kept alive
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The request's body as a web stream pulled from Node's (and how to drop its rest after a
@@ -167,8 +145,8 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
     const method = req.method ?? 'GET';
     const target = req.originalUrl ?? req.url ?? '/';
     const scheme = (req.socket as { encrypted?: boolean } | null | undefined)?.encrypted ? 'https:' : 'http:';
+    // The Request's URL, for `authorize` and `policy` to read: the Host header's (a bad one is a 400).
     const sent = first(req.headers.host) ?? 'localhost';
-    // As the page's Origin writes it (no default port), for the origin check; the URL the same.
     const host = hostOf(sent, scheme) ?? sent;
     let drop: (() => Promise<void>) | undefined;
     const build = () => {
@@ -176,7 +154,7 @@ export function nodeHandlerOf(serve: Serve, notFound: () => Response) {
       drop = built.drop;
       return built.request;
     };
-    serve(method, target, host, build)
+    serve(method, target, build)
       .then(async (answer) => {
         if (answer === undefined && next) return next();
         await write(res, answer ?? notFound(), drop && !req.readableEnded ? drop : undefined);

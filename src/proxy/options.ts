@@ -6,11 +6,11 @@
 import { MemoryRateLimits } from '../coordination/memory.ts';
 import type { Coordination, RateLimitStore } from '../coordination/ports.ts';
 import { createLogger, type LevelledLogger, type Logger } from '../internal/logger.ts';
-import { objectOf, OptionProblems } from '../option-checks.ts';
+import { objectOf, OptionProblems, serviceAddressProblem } from '../option-checks.ts';
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
-import { keyForms } from './upstream.ts';
+import { keyForms } from '../internal/logger.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
@@ -91,7 +91,8 @@ export interface ProxyRateLimit {
 }
 
 /**
- * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the README, "Browser apps".
+ * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the guide
+ * [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
  * @example
  * ```ts
@@ -105,14 +106,24 @@ export interface ProxyOptions {
    * else is a 500. Either way nothing is forwarded.
    */
   authorize: (request: Request) => ProxyIdentity | null | undefined | false | Promise<ProxyIdentity | null | undefined | false>;
-  /** Default: `OMNIMEDIA_API_KEY`. Required (here or there). */
+  /**
+   * Default: `OMNIMEDIA_API_KEY`, read when the first request is forwarded (so a build without
+   * the secret succeeds). Required (here or there): without it every request is a 500, logged.
+   */
   apiKey?: string | undefined;
-  /** Default: `OMNIMEDIA_BASE_URL`. Required (here or there); a path prefix is kept. */
+  /** Default: `OMNIMEDIA_BASE_URL`, read as `apiKey` is. Required (here or there); a path prefix is kept. */
   baseURL?: string | undefined;
   /** Where the proxy is mounted: it answers `<basePath>/v1/...`. Default `/`. */
   basePath?: string;
   /** Origins of pages on other origins allowed to call it (CORS, with credentials). The request's own origin is always allowed. */
   allowedOrigins?: readonly string[];
+  /**
+   * The request's own origin is the host of its `Host` header, which a reverse proxy in front
+   * may rewrite. `true` when one you run sets `X-Forwarded-Host` (or `Forwarded: host=`) and
+   * strips any a client sent: that host is then the request's own. Default `false`. (Only
+   * browsers without `Sec-Fetch-Site` need either: the others say `same-origin` themselves.)
+   */
+  trustProxy?: boolean;
   /** Sent as `callback_url` of every submission, in place of anything the page sent (which is dropped). */
   callbackURL?: string | undefined;
   /** Per identity: submissions, uploads and task queries each in a sliding window; past it, 429 with `Retry-After`. */
@@ -134,17 +145,28 @@ export interface ProxyOptions {
 }
 
 
-/** What a proxy runs with: every option checked, every default filled in. */
-export interface ProxySettings {
-  authorize: ProxyOptions['authorize'];
+/** The service a proxy forwards to: its key and base URL. */
+export interface ServiceSettings {
   apiKey: string;
-  /** The key as an echo may write it (upstream.ts `keyForms`). */
+  /** The key as an echo may write it (`keyForms`, internal/logger.ts). */
   keyForms: readonly string[];
   /** Ends in `/`. */
   baseURL: string;
+}
+
+/** What a proxy runs with: every option checked, every default filled in. */
+export interface ProxySettings {
+  authorize: ProxyOptions['authorize'];
+  /**
+   * The key and base URL: the options' (checked at creation), else the environment's, read at
+   * the first call (a build without the secrets succeeds). Throws the `ValidationError` naming
+   * what is missing or wrong, until it is set.
+   */
+  service: () => ServiceSettings;
   /** `''` at the root, else `/a/b` (no trailing slash). */
   basePath: string;
   allowedOrigins: ReadonlySet<string>;
+  trustProxy: boolean;
   callbackURL: string | undefined;
   rateLimit: NonNullable<ProxyOptions['rateLimit']>;
   /** Where the rate limits count: the coordination's, else this process's. */
@@ -159,23 +181,70 @@ export interface ProxySettings {
 
 const isHttpURL = (value: unknown): value is string => typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 
+/** The problems of a key, when it is not one. */
+function checkKey(apiKey: unknown, problems: OptionProblems): void {
+  if (typeof apiKey !== 'string' || apiKey === '') problems.add('apiKey', 'is required: pass apiKey or set OMNIMEDIA_API_KEY (the proxy adds it to what it forwards)');
+}
+
+/** The problems of a base URL, when it is not an absolute http(s) URL without credentials, query or fragment. */
+function checkBaseURL(baseURL: unknown, problems: OptionProblems): void {
+  if (!isHttpURL(baseURL)) problems.add('baseURL', `is required, an absolute http(s) URL: pass baseURL or set OMNIMEDIA_BASE_URL (got ${JSON.stringify(baseURL) ?? 'nothing'})`);
+  else {
+    const problem = serviceAddressProblem(baseURL, new URL(baseURL));
+    if (problem) problems.add('baseURL', problem);
+  }
+}
+
 /**
- * Check `createProxy`'s options (the environment's `env(name)` for the key and the base URL)
- * and fill in the defaults; a `ValidationError` names every bad option.
+ * The key and base URL, read once they are first needed: `apiKey` and `baseURL` as given (they
+ * were checked with the other options), else `env`'s. Until both are right it throws the
+ * `ValidationError` naming what is not; once they are, they are kept.
+ */
+function serviceOf(given: { apiKey: unknown; baseURL: unknown }, env: (name: string) => string | undefined, onKey: (apiKey: string) => void): () => ServiceSettings {
+  let service: ServiceSettings | undefined;
+  return () => {
+    if (service) return service;
+    const apiKey = given.apiKey ?? env('OMNIMEDIA_API_KEY');
+    const baseURL = given.baseURL ?? env('OMNIMEDIA_BASE_URL');
+    const problems = new OptionProblems('createProxy options');
+    checkKey(apiKey, problems);
+    checkBaseURL(baseURL, problems);
+    problems.done();
+    const key = apiKey as string;
+    onKey(key);
+    return (service = { apiKey: key, keyForms: keyForms(key), baseURL: (baseURL as string).replace(/\/?$/, '/') });
+  };
+}
+
+/** A logger that removes the key from what it writes, the key told later (`keyed`). */
+function keyedLogger(target: Logger): { logger: LevelledLogger; keyed: (apiKey: string) => void } {
+  let current = createLogger(target, 'warn', undefined);
+  const logger: LevelledLogger = {
+    error: (message, ...args) => current.error(message, ...args),
+    warn: (message, ...args) => current.warn(message, ...args),
+    info: (message, ...args) => current.info(message, ...args),
+    debug: (message, ...args) => current.debug(message, ...args),
+    enabled: (level) => current.enabled(level),
+    warnOnce: (key, message) => current.warnOnce(key, message),
+  };
+  return { logger, keyed: (apiKey) => void (current = createLogger(target, 'warn', apiKey)) };
+}
+
+/**
+ * Check `createProxy`'s options and fill in the defaults; a `ValidationError` names every bad
+ * option. The key and base URL are the environment's (`env(name)`) when not given, read at
+ * the first forward (`ProxySettings.service`).
  */
 export function resolveProxyOptions(options: ProxyOptions, env: (name: string) => string | undefined): ProxySettings {
   const o = objectOf(options, 'createProxy');
   const problems = new OptionProblems('createProxy options');
   if (typeof o.authorize !== 'function')
     problems.add('authorize', "is required: the app's own check of who asks (return an identity, or null for 401); authorize: () => ({ id: 'anonymous' }) opens the proxy to anyone");
-  const apiKey = (o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY');
-  if (typeof apiKey !== 'string' || apiKey === '') problems.add('apiKey', 'is required: pass apiKey or set OMNIMEDIA_API_KEY (the proxy adds it to what it forwards)');
-  const baseURL = (o.baseURL as string | undefined) ?? env('OMNIMEDIA_BASE_URL');
-  if (!isHttpURL(baseURL)) problems.add('baseURL', `is required, an absolute http(s) URL: pass baseURL or set OMNIMEDIA_BASE_URL (got ${JSON.stringify(baseURL) ?? 'nothing'})`);
-  else {
-    const url = new URL(baseURL);
-    if (url.username || url.password || url.search || url.hash) problems.add('baseURL', 'must not hold a user name, a password, a query or a fragment');
-  }
+  // Given ones are checked now, as every option is; the environment's when first needed.
+  const given = { apiKey: o.apiKey, baseURL: o.baseURL };
+  if (given.apiKey !== undefined) checkKey(given.apiKey, problems);
+  if (given.baseURL !== undefined) checkBaseURL(given.baseURL, problems);
+  if (o.trustProxy !== undefined && typeof o.trustProxy !== 'boolean') problems.add('trustProxy', 'must be true or false');
   const basePath = o.basePath === undefined ? '/' : o.basePath;
   if (typeof basePath !== 'string' || !/^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/.test(basePath) || /\/\.{1,2}(?:\/|$)/.test(basePath))
     problems.add('basePath', `must be a plain path such as /api/omnimedia (got ${JSON.stringify(basePath)})`);
@@ -215,13 +284,13 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     problems.add('logger', 'must have warn and error methods, as console does');
   problems.done();
   const fetchImpl = o.fetch as Fetch | undefined;
+  const { logger: levelled, keyed } = keyedLogger(logger ?? console);
   return {
     authorize: o.authorize as ProxyOptions['authorize'],
-    apiKey: apiKey as string,
-    keyForms: keyForms(apiKey as string),
-    baseURL: (baseURL as string).endsWith('/') ? (baseURL as string) : `${baseURL as string}/`,
+    service: serviceOf(given, env, keyed),
     basePath: (basePath as string).replace(/\/$/, ''),
     allowedOrigins: origins,
+    trustProxy: o.trustProxy === true,
     callbackURL: o.callbackURL as string | undefined,
     rateLimit,
     rateLimits: coordination?.rateLimits ?? new MemoryRateLimits(),
@@ -231,6 +300,6 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     idleTimeout: (o.idleTimeout as number | undefined) ?? DEFAULT_PROXY_IDLE_TIMEOUT_MS,
     // Looked up at call time, so a fetch patched after the proxy was made (MSW) is used.
     fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: createLogger(logger ?? console, 'warn', apiKey as string),
+    logger: levelled,
   };
 }

@@ -11,11 +11,9 @@ import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, tooLargeMessage, typeProblem, typ
 import { SNIFF_BYTES, sniffMediaType, type SniffedType } from '../schemas/sniff.ts';
 import type { Framing } from '../uploads/streamed-body.ts';
 import { concatBytes } from '../internal/bytes.ts';
+import type { ChunkSource } from '../internal/chunks.ts';
+import { FRAMING_ALLOWANCE, boundaryOf, readFilePart } from '../uploads/multipart.ts';
 import { ProxyRefusal } from './answers.ts';
-import { boundaryOf, readFilePart, type ChunkSource } from './multipart.ts';
-
-/** Room for the form's framing around the file in a declared Content-Length: 64 KiB. */
-const FRAMING_ALLOWANCE = 64 * 1024;
 
 /** An upload whose form, type and start were checked: ready to stream on. */
 export interface CheckedUpload {
@@ -29,8 +27,9 @@ export interface CheckedUpload {
   next: ChunkSource;
 }
 
-const issue = (status: number, code: string, message: string, headers?: Record<string, string>) =>
-  new ProxyRefusal(status, code, `file: ${message}`, headers ? { issues: [{ path: 'file', message }], headers } : { issues: [{ path: 'file', message }] });
+const malformed = (message: string) => new ProxyRefusal(400, 'invalid_upload', message, { issues: [{ path: 'file', message }] });
+/** The refusal of an upload: its status and code, and the message as the issue of the field `file`. */
+const uploadRefusal = (status: number, code: string, message: string) => new ProxyRefusal(status, code, `file: ${message}`, { issues: [{ path: 'file', message }] });
 
 /**
  * The page's filename without a path, quotes or control characters (a browser writes `"`, CR
@@ -50,23 +49,23 @@ function safeFilename(sent: string, type: SniffedType): string {
 export async function checkUpload(kind: 'image' | 'video', headers: Headers, read: ChunkSource): Promise<CheckedUpload> {
   const rule = kind === 'image' ? IMAGE_UPLOAD_RULE : VIDEO_UPLOAD_RULE;
   const boundary = boundaryOf(headers.get('content-type'));
-  if (!boundary) throw issue(400, 'invalid_upload', 'the body must be multipart/form-data with a boundary, holding one field named file');
+  if (!boundary) throw uploadRefusal(400, 'invalid_upload', 'the body must be multipart/form-data with a boundary, holding one field named file');
   const declared = contentLength(headers.get('content-length'));
   if (declared !== undefined && declared > rule.maxBytes + FRAMING_ALLOWANCE)
-    throw issue(413, 'too_large', tooLargeMessage(rule, `the request declares ${declared.toLocaleString('en-US')} bytes`));
-  const part = await readFilePart(read, boundary);
+    throw uploadRefusal(413, 'too_large', tooLargeMessage(rule, `the request declares ${declared.toLocaleString('en-US')} bytes`));
+  const part = await readFilePart(read, boundary, malformed);
   const parts: Uint8Array[] = [];
   let size = 0;
   for (let chunk = size < SNIFF_BYTES ? await part.next() : undefined; chunk; chunk = size < SNIFF_BYTES ? await part.next() : undefined) {
     parts.push(chunk);
     size += chunk.byteLength;
   }
-  if (size === 0) throw issue(400, 'invalid_upload', 'is empty');
+  if (size === 0) throw uploadRefusal(400, 'invalid_upload', 'is empty');
   const head = concatBytes(parts);
   const type = sniffMediaType(head);
   const problem = typeProblem(rule, type);
-  if (problem) throw issue(400, 'invalid_upload', problem);
-  if (head.byteLength > rule.maxBytes) throw issue(413, 'too_large', tooLargeMessage(rule, 'the file passed it'));
+  if (problem) throw uploadRefusal(400, 'invalid_upload', problem);
+  if (head.byteLength > rule.maxBytes) throw uploadRefusal(413, 'too_large', tooLargeMessage(rule, 'the file passed it'));
   const filename = safeFilename(part.filename, type as SniffedType);
   return { rule, type: type as SniffedType, filename, head, next: part.next };
 }
@@ -75,8 +74,10 @@ export async function checkUpload(kind: 'image' | 'video', headers: Headers, rea
  * The service's request body: our form around the page's file, pulled as the service takes it.
  * Every pull gives the service `timeout` ms more (an upload takes as long as the page sends;
  * a service that stops taking it is cut off), and the same deadline then covers its answer.
- * Past the limit, or when the page's form goes wrong, the stream fails with the refusal
- * (`onRefusal` hears it first) and the upstream request is aborted with it.
+ * Past the limit, or when the page's form goes wrong, `onRefusal` hears the refusal, the
+ * upstream request is aborted with it (the exchange, not only the stream: workerd takes a
+ * body stream that errors as one that ended, and sends the service a request without its
+ * closing boundary), and the stream fails with it.
  */
 export function uploadStream(
   upload: CheckedUpload,
@@ -111,11 +112,12 @@ export function uploadStream(
           }
           sent += chunk.byteLength;
           if (sent > rule.maxBytes)
-            throw issue(413, 'too_large', tooLargeMessage(rule, `the upload passed it (${sent.toLocaleString('en-US')} bytes read)`));
+            throw uploadRefusal(413, 'too_large', tooLargeMessage(rule, `the upload passed it (${sent.toLocaleString('en-US')} bytes read)`));
           controller.enqueue(chunk);
         } catch (error) {
           if (error instanceof ProxyRefusal) onRefusal(error);
           stage = 'done';
+          exchange.cancel(error);
           controller.error(error);
         }
       },

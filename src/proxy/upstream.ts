@@ -4,7 +4,7 @@
  * (JSON, at most 1 MiB) passes with the key removed from every string in it, and no other
  * header does (no `Set-Cookie`, no hop-by-hop header, nothing the service echoed).
  */
-import { redact, redactDeep, type LevelledLogger } from '../internal/logger.ts';
+import { keyForms, redact, redactDeep, type LevelledLogger } from '../internal/logger.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { Exchange, readBody } from '../transport/exchange.ts';
@@ -41,24 +41,6 @@ export interface UpstreamAnswer {
 
 const decoder = new TextDecoder();
 
-/**
- * The key as a service's echo may write it: as is, percent-encoded (either case of hex), and in
- * base64, standard or URL-safe. Inside a longer base64 text (`Bearer <key>`, `user:<key>`) the
- * key's bytes start at one of three places in a 3-byte group, which gives three runs of
- * characters that any such text holds: all six are listed.
- */
-export function keyForms(key: string): string[] {
-  const percent = encodeURIComponent(key);
-  const forms = new Set([key, percent, percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]);
-  const bytes = new TextEncoder().encode(key);
-  for (let offset = 0; offset < 3; offset++) {
-    const whole = bytes.subarray(offset, bytes.length - ((bytes.length - offset) % 3));
-    if (whole.length === 0) continue;
-    const base64 = btoa(String.fromCharCode(...whole));
-    forms.add(base64).add(base64.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  return [...forms];
-}
 
 /** `text` without any form of the key. */
 const redactForms = (text: string, forms: readonly string[]) => forms.reduce((out, form) => redact(out, form), text);
@@ -91,10 +73,8 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
   if (route.method === 'POST') headers.authorization = `Bearer ${settings.apiKey}`;
   if (request.contentType) headers['content-type'] = request.contentType;
   const body = typeof request.body === 'function' ? request.body(exchange) : request.body;
-  // Never followed: a redirect is answered 502. An upload says 'error' rather than 'manual':
-  // with 'manual' Node's fetch still keeps every byte sent to replay the body (measured: +80 MiB
-  // of peak RSS for a 50 MiB upload through the proxy, +32 MiB with 'error').
-  const redirect = streamed ? 'error' : 'manual';
+  // Never followed: a redirect is answered 502, whichever mode saw it.
+  const redirect = streamed ? uploadRedirect() : 'manual';
   const init = { method: route.method, headers, body, signal: exchange.signal, redirect, ...(streamed ? { duplex: 'half' } : {}) };
   try {
     const response = await exchange.race(settings.fetch(`${settings.baseURL}${route.path}`, init as RequestInit));
@@ -107,7 +87,7 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
       void response.body?.cancel().catch(() => {});
       throw tooLarge();
     }
-    const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+    const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
     const { json, text } = safeBody(response.status, bytes, settings.keyForms);
     return { status: response.status, headers: passedHeaders(response.headers, settings.keyForms), body: json, text };
@@ -116,6 +96,27 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
   } finally {
     exchange.close();
   }
+}
+
+let takesRedirectError: boolean | undefined;
+
+/**
+ * How an upload refuses redirects: `'error'` where the runtime's fetch takes it, else
+ * `'manual'` (workerd takes only 'follow' and 'manual'). Not 'manual' everywhere: with any mode
+ * but 'error' Node's fetch clones the request to replay it, and the clone tees the body, which
+ * keeps every byte sent until the answer (measured: +80 MiB of peak RSS for a 50 MiB upload
+ * through the proxy, +32 MiB with 'error').
+ */
+function uploadRedirect(): RequestRedirect {
+  if (takesRedirectError === undefined) {
+    try {
+      new Request('http://redirect.probe.invalid/', { redirect: 'error' });
+      takesRedirectError = true;
+    } catch {
+      takesRedirectError = false;
+    }
+  }
+  return takesRedirectError ? 'error' : 'manual';
 }
 
 const redirected = () => new ProxyRefusal(502, 'upstream_redirect', 'the service answered with a redirect, which the proxy does not follow');
@@ -156,6 +157,8 @@ function failure(error: unknown, exchange: Exchange, settings: UpstreamSettings,
   if (exchange.ended) return exchange.reason;
   if (error instanceof ProxyRefusal) return error;
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  // A body that failed with our refusal (an upload past its limit): that is the answer.
+  if (cause instanceof ProxyRefusal) return cause;
   if (cause?.message === 'unexpected redirect') return redirected();
   const reason = redact(String(cause?.code ?? errorText(error)), settings.apiKey);
   settings.logger.warn(`proxy: ${route.method} /${route.path} failed: ${reason}`);

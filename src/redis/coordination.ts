@@ -21,8 +21,8 @@ import { RedisUploadCacheStore } from './uploads.ts';
  * `createClient` or `createCluster`) or ioredis >= 5 (`Redis` or `Cluster`), told apart by the
  * client itself. Give it to every instance's `new OmniMedia({ coordination })`. It opens one
  * client of its own (a `duplicate()`, for pub/sub); `close()` closes it and stops its timer,
- * never your client. See the README, "Running on many instances" and "Running on a Redis
- * Cluster".
+ * never your client. See the guide
+ * [Fleets on Redis and Redis Cluster](https://github.com/omnimedia/omnimedia/blob/main/docs/fleets.md).
  *
  * @example
  * ```ts

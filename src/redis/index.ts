@@ -1,8 +1,8 @@
 /**
  * `omnimedia/redis`: fleet coordination on Redis, through your own client (node-redis >= 5 or
  * ioredis >= 5, an optional peer dependency): a single connection or a cluster client
- * (`createCluster`, ioredis `Cluster`). See the README, "Running on many instances" and
- * "Running on a Redis Cluster".
+ * (`createCluster`, ioredis `Cluster`). See the guide
+ * [Fleets on Redis and Redis Cluster](https://github.com/omnimedia/omnimedia/blob/main/docs/fleets.md).
  *
  * @module omnimedia/redis
  */

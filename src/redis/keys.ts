@@ -8,8 +8,8 @@
  * load spreads over up to four masters. Per-task state (leases, callback claims, results) and
  * the caches (uploads, durations, rate limits) are one key per command, each where its own
  * hash puts it: spread over the masters. A prefix with a hash tag of its own (`{omnimedia}:`)
- * puts every key in that one slot instead. See the README, "Running on a Redis Cluster", for
- * the measurements behind the choice.
+ * puts every key in that one slot instead. The measurements behind the choice:
+ * docs/fleets.md, "Redis Cluster".
  */
 export class KeyLayout {
   readonly #prefix: string;

@@ -89,7 +89,7 @@ export class Tasks {
   /**
    * Wait for a task until it completes: resume a wait by id (after a restart, in another
    * process). The first query is sent at once; the cadence, options and outcomes are those of
-   * `.wait()` (README, "Waiting for results"). The default deadline is 30 minutes.
+   * `.wait()` ([Waiting and progress](https://github.com/omnimedia/omnimedia/blob/main/docs/waiting.md)). The default deadline is 30 minutes.
    *
    * @example
    * ```ts

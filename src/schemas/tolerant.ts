@@ -1,20 +1,23 @@
 /**
- * Answers read tolerantly and typed truthfully (README, "Spec gaps and our decisions"). The spec
+ * Answers read tolerantly and typed truthfully (docs/spec-decisions.md). The spec
  * gives field types from samples only, so a real answer may carry `total_cost: "0.25"` or an
  * ISO `created_at`. Only what a caller cannot do without (the task id, a task's status, an
  * upload's url or id) is required; any other known field is read as its type where that loses
- * nothing (a numeric string as a number, a date-time with its offset as epoch seconds, a number
- * as its decimal string), else left out: never handed back as the wrong type. Unknown fields
+ * nothing (a numeric string as a number, a time in any unit or a date-time with its offset as
+ * epoch seconds by time.ts, a number as its decimal string), else left out: never handed back
+ * as the wrong type. Unknown fields
  * are kept as sent; a known field that is `null` reads as absent. The answer as parsed stays
  * reachable with `rawAnswer`, and what was read or left out is listed (`answerNotes`) for the
  * client to warn about once. Zod-free: the main entry exports `rawAnswer`.
  */
 import { isRecord } from './rules.ts';
 import { taskIdProblem } from './task-id.ts';
+import { epochSeconds } from './time.ts';
 
 /**
- * How a known field is read: a string, a number, a time (a number of epoch seconds), or a list
- * of objects with known fields of their own (an item without its `id` field is left out).
+ * How a known field is read: a string, a number, a time (epoch seconds, whatever the unit or
+ * form it came in: time.ts), or a list of objects with known fields of their own (an item
+ * without its `id` field is left out).
  */
 export type FieldRule = 's' | 'n' | 't' | { list: Fields; id?: string };
 /** The known fields of an object. */
@@ -64,20 +67,16 @@ export function answerNotes(value: unknown): readonly AnswerNote[] {
 }
 
 const NUMERIC = /^-?(0|[1-9]\d*)(\.\d+)?(e[+-]?\d+)?$/i;
-// A date-time with its offset, to the millisecond: the one date string that names one instant
-// exactly (no offset is local time, wherever that is; more digits would be rounded away).
-const INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?(Z|[+-]\d\d:\d\d)$/i;
 
 /** `value` read as `rule` without loss, or `undefined` when it cannot be. */
 function readAs(rule: 's' | 'n' | 't', value: unknown): unknown {
   if (rule === 's') return typeof value === 'number' ? String(value) : undefined;
-  if (typeof value !== 'string') return undefined;
-  if (NUMERIC.test(value)) {
-    const number = Number(value);
-    // An integer past 2^53 would come out as another integer.
-    return Number.isFinite(number) && (/[.e]/i.test(value) || Number.isSafeInteger(number)) ? number : undefined;
-  }
-  return rule === 't' && INSTANT.test(value) ? Date.parse(value) / 1000 : undefined;
+  // A time of another unit or form is epoch seconds; seconds come back as sent.
+  if (rule === 't') return epochSeconds(value);
+  if (typeof value !== 'string' || !NUMERIC.test(value)) return undefined;
+  const number = Number(value);
+  // An integer past 2^53 would come out as another integer.
+  return Number.isFinite(number) && (/[.e]/i.test(value) || Number.isSafeInteger(number)) ? number : undefined;
 }
 
 /** Reads the known fields of answers, noting what it read or left out. */
@@ -108,7 +107,11 @@ class Reader {
               return [];
             })
           : this.note(field, value);
-      } else if (typeof value !== (rule === 's' ? 'string' : 'number')) this.note(field, value, (read = readAs(rule, value)));
+      } else {
+        // A time is read whatever its type: a number may be in ms.
+        const typed = rule !== 't' && typeof value === (rule === 's' ? 'string' : 'number');
+        if (!typed && (read = readAs(rule, value)) !== value) this.note(field, value, read);
+      }
       if (read === undefined) delete out[key];
       else out[key] = read;
     }

@@ -1,15 +1,16 @@
 // The mock's sense of time. `Date.now` and `setTimeout` are looked up on globalThis at every
 // call, never captured at import, so vitest's fake timers (installed after the import) drive
 // task progress and callback retries.
+import { serviceTime } from '../schemas/time.ts';
 
 /** ms since the epoch, by whatever clock is installed now. */
 export function now(): number {
   return globalThis.Date.now();
 }
 
-/** Unix seconds, as the service writes timestamps. */
+/** Now as the service writes times (whole epoch seconds: schemas/time.ts, the SDK's reading too). */
 export function nowSeconds(): number {
-  return Math.floor(now() / 1000);
+  return serviceTime(now());
 }
 
 /**

@@ -26,6 +26,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 /** Error codes the mock uses in its error bodies. */
 export type MockErrorCode =
   | 'invalid_request'
+  | 'too_large'
   | 'invalid_api_key'
   | 'insufficient_balance'
   | 'model_not_allowed'

@@ -112,7 +112,7 @@ export function taskQuery(taskId: string, ctx: RouteContext): Response {
 /** `GET {root}/files/uploads/{id}/{name}`: an upload's bytes, while it is valid. */
 export function uploadedFile(id: string, ctx: RouteContext, method: string): Response {
   const stored = ctx.uploads.get(id);
-  if (!stored) return errorResponse(404, 'not_found', 'no such upload, or it expired (uploads are kept 24 hours)');
+  if (!stored) return errorResponse(404, 'not_found', 'no such upload, or it expired (uploads are kept 24 hours; the mock keeps the bytes of its last 256 MiB)');
   return fileResponse(stored.bytes, stored.contentType, method);
 }
 

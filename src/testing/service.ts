@@ -9,10 +9,14 @@ import { Scenario, type EndpointGroup } from './scenario.ts';
 import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
 import { DEFAULT_DURATIONS, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
+import { appendBounded, dropOldest } from '../internal/bounded-map.ts';
 import { errorText } from '../internal/error-text.ts';
 
 const PROVIDERS = ['omni-mock-1', 'omni-mock-2', 'omni-mock-3'];
-const MAX_REQUEST_LOG = 1000;
+// Bounded, like the proxy (a port any page can reach): the last 1,000 requests and callback
+// delivery tries each, the last 10,000 tasks (an older id is a 404).
+const MAX_LOG = 1000;
+const MAX_TASKS = 10_000;
 
 type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Request, root: string) => Promise<Response> | Response };
 
@@ -69,7 +73,7 @@ export class MockService {
     this.#sender = new CallbackSender({
       fetch: () => this.#options.fetch ?? globalThis.fetch,
       retryDelays: () => this.#options.callbackRetryDelays ?? DEFAULT_CALLBACK_RETRY_DELAYS,
-      onDelivery: (delivery) => this.#deliveries.push(delivery),
+      onDelivery: (delivery) => appendBounded(this.#deliveries, delivery, MAX_LOG),
     });
   }
 
@@ -78,8 +82,7 @@ export class MockService {
     const url = new URL(request.url);
     const path = url.pathname.startsWith(this.#basePath) ? url.pathname.slice(this.#basePath.length) || '/' : url.pathname;
     const response = await this.#route(request, path, `${url.origin}${this.#basePath}`);
-    this.#requests.push({ method: request.method, path, status: response.status, at: now() });
-    if (this.#requests.length > MAX_REQUEST_LOG) this.#requests.shift();
+    appendBounded(this.#requests, { method: request.method, path, status: response.status, at: now() }, MAX_LOG);
     return response;
   };
 
@@ -112,7 +115,7 @@ export class MockService {
       return await route.run(request, root);
     } catch (error) {
       if (error instanceof RequestProblem) {
-        const code = error.status === 403 ? 'model_not_allowed' : 'invalid_request';
+        const code = error.status === 403 ? 'model_not_allowed' : error.status === 413 ? 'too_large' : 'invalid_request';
         return errorResponse(error.status, code, error.message, { param: error.param });
       }
       return errorResponse(500, 'internal_error', `mock: ${errorText(error)}`);
@@ -182,6 +185,7 @@ export class MockService {
     if (!script?.failTask) attempts.push({ provider: PROVIDERS[failed % PROVIDERS.length]!, durationMs: duration, outcome: 'completed' });
     const task = new MockTask({ ...init, id, createdAtMs: now(), pendingMs: this.#durations.pending, attempts });
     this.#tasks.set(id, task);
+    dropOldest(this.#tasks, MAX_TASKS); // a task dropped still gets its callback (its timer holds it)
     this.#scheduleCallback(task);
     return task;
   }
@@ -208,7 +212,6 @@ export class MockService {
   }
 
   // ---- Scenario controls -------------------------------------------------------------
-
   /**
    * The next submitted task's first attempt (or first `attempts`) fails with `reason`, then a
    * new attempt at another provider succeeds: the task ends `completed` with
@@ -327,23 +330,22 @@ export class MockService {
   }
 
   // ---- Inspection ---------------------------------------------------------------------
-
   /** A task as the task query would return it now, or `undefined`. */
   task(taskId: string): Record<string, unknown> | undefined {
     return this.#tasks.get(taskId)?.result();
   }
 
-  /** Every task, as the task query would return it now, oldest first. */
+  /** Every task (the last 10,000), as the task query would return it now, oldest first. */
   tasks(): Record<string, unknown>[] {
     return [...this.#tasks.values()].map((task) => task.result());
   }
 
-  /** Every upload record (including expired ones). */
+  /** Every upload record (the last 10,000, including expired ones). */
   uploads(): Record<string, unknown>[] {
     return this.#uploads.all().map((upload: StoredUpload) => upload.record);
   }
 
-  /** Every callback delivery try so far, oldest first. */
+  /** Every callback delivery try so far (the last 1,000), oldest first. */
   get callbackDeliveries(): readonly CallbackDelivery[] {
     return this.#deliveries;
   }

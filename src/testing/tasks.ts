@@ -2,6 +2,7 @@
 // runs, then `completed` (or `failed`). The state is computed from the clock at each read, so
 // a test that advances fake time sees the task move without any timer firing.
 import { now } from './clock.ts';
+import { serviceTime } from '../schemas/time.ts';
 
 export type TaskKind = 'image_generation' | 'image_edit' | 'video_generation' | 'video_edit';
 
@@ -37,7 +38,6 @@ const OPERATION: Record<TaskKind, string> = {
   video_edit: 'video_editing',
 };
 
-const seconds = (ms: number) => Math.floor(ms / 1000);
 /** Whole seconds an attempt took; at least 1, as a real attempt never takes none. */
 const attemptSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -94,7 +94,7 @@ export class MockTask {
   /** The submission response (spec 2.1): video submissions carry three more fields. */
   submission(): Record<string, unknown> {
     const { id, model, normalizedModel, createdAtMs } = this.init;
-    const base = { task_id: id, status: 'pending', model, created_at: seconds(createdAtMs) };
+    const base = { task_id: id, status: 'pending', model, created_at: serviceTime(createdAtMs) };
     if (!this.isVideo) return base;
     return { ...base, normalized_model: normalizedModel, operation: OPERATION[this.init.kind], media_type: 'video' };
   }
@@ -118,7 +118,7 @@ export class MockTask {
       operation: OPERATION[kind],
       media_type: this.isVideo ? 'video' : 'image',
       ...(normalizedModel !== undefined ? { normalized_model: normalizedModel } : {}),
-      created_at: seconds(createdAtMs),
+      created_at: serviceTime(createdAtMs),
       attempt_count: attempts.length,
       attempts,
     };
@@ -129,7 +129,7 @@ export class MockTask {
         provider: last?.attempt.provider,
         elapsed_s: lastAttempt?.elapsed_s ?? 0,
         total_elapsed_s: attempts.reduce((sum, a) => sum + a.elapsed_s, 0),
-        completed_at: seconds(last?.endsAt ?? at),
+        completed_at: serviceTime(last?.endsAt ?? at),
         total_cost: status === 'completed' ? cost : 0,
       });
       if (status === 'completed') result.data = this.outputFiles.map((file) => ({ url: `${root}/files/results/${id}/${file}` }));

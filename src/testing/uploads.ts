@@ -1,10 +1,24 @@
 // The upload endpoints (4.2, 4.5) and the store behind them: each upload keeps its bytes, so
-// its URL serves them back, and expires 24 hours after it was made.
-import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, type UploadRule } from '../uploads/inputs.ts';
+// its URL serves them back, and expires 24 hours after it was made. An upload is read as it
+// streams, by the proxy's reader (uploads/multipart.ts), and refused with 413 the moment it
+// passes the spec's limit: a 600 MiB body costs the mock what the limit does, not 600 MiB.
+// The store is bounded: the records of the last MAX_UPLOADS uploads, and their bytes up to
+// MAX_UPLOAD_BYTES (an upload whose bytes went is served no more, as if it had expired).
+import { dropOldest } from '../internal/bounded-map.ts';
+import { concatBytes } from '../internal/bytes.ts';
+import { chunksOf } from '../internal/chunks.ts';
+import { contentLength } from '../internal/content-length.ts';
+import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, tooLargeMessage, type UploadRule } from '../uploads/inputs.ts';
+import { FRAMING_ALLOWANCE, boundaryOf, readFilePart } from '../uploads/multipart.ts';
 import { SNIFF_BYTES, sniffMediaType } from '../schemas/sniff.ts';
 import { now, nowSeconds } from './clock.ts';
 import { imageDimensions } from './image-dimensions.ts';
 import { RequestProblem } from './request-problem.ts';
+
+/** Upload records kept (the oldest go first). */
+const MAX_UPLOADS = 10_000;
+/** Bytes of uploads kept, all uploads together: 256 MiB (five videos at the spec's limit). */
+const MAX_UPLOAD_BYTES = 256 * 1024 * 1024;
 
 /**
  * How long an upload stays usable: 24 hours (spec 2.2, 2.3, 8).
@@ -45,27 +59,43 @@ function safeName(name: string, fallback: string): string {
 
 export class UploadStore {
   readonly #byId = new Map<string, StoredUpload>();
+  readonly #limits: { uploads: number; bytes: number };
 
-  /** Accept one multipart upload (field `file`) or throw the 400 the service answers. */
+  constructor(limits = { uploads: MAX_UPLOADS, bytes: MAX_UPLOAD_BYTES }) {
+    this.#limits = limits;
+  }
+
+  /**
+   * Accept one multipart upload (one field, `file`) as it streams, or throw what the service
+   * answers: 400 for a malformed form, a wrong type or an empty file, 413 past the limit.
+   */
   async accept(request: Request, kind: 'image' | 'video', origin: string): Promise<StoredUpload> {
     const rule: UploadRule = kind === 'image' ? IMAGE_UPLOAD_RULE : VIDEO_UPLOAD_RULE;
-    if (!/^multipart\/form-data\b/i.test(request.headers.get('content-type') ?? ''))
-      throw new RequestProblem('the body must be multipart form data with a field named file', 'file');
-    let form: FormData;
+    const tooLarge = (got: string) => new RequestProblem(`file ${tooLargeMessage(rule, got)}`, 'file', 413);
+    const boundary = boundaryOf(request.headers.get('content-type'));
+    if (!boundary) throw new RequestProblem('the body must be multipart/form-data with a boundary, holding one field named file', 'file');
+    const declared = contentLength(request.headers.get('content-length'));
+    if (declared !== undefined && declared > rule.maxBytes + FRAMING_ALLOWANCE)
+      throw tooLarge(`the request declares ${declared.toLocaleString('en-US')} bytes`);
+    const body = chunksOf(request.body);
+    let name: string;
+    const parts: Uint8Array[] = [];
+    let size = 0;
     try {
-      form = await request.formData();
-    } catch {
-      throw new RequestProblem('the multipart body could not be read', 'file');
+      const part = await readFilePart(body.read, boundary, (message) => new RequestProblem(message, 'file'));
+      name = part.filename;
+      for (let chunk = await part.next(); chunk !== undefined; chunk = await part.next()) {
+        size += chunk.byteLength;
+        if (size > rule.maxBytes) throw tooLarge(`the upload passed it (${size.toLocaleString('en-US')} bytes read)`);
+        parts.push(chunk);
+      }
+    } catch (error) {
+      // Nothing more is read (the server closes the rest once the refusal is sent).
+      body.release();
+      throw error;
     }
-    const files = form.getAll('file');
-    if (files.length === 0) throw new RequestProblem('file is required', 'file');
-    if (files.length > 1) throw new RequestProblem(`one ${kind} per upload (got ${files.length} files)`, 'file');
-    const file = files[0];
-    if (!(file instanceof Blob)) throw new RequestProblem('file must be a file part, not a text field', 'file');
-    if (file.size === 0) throw new RequestProblem('file is empty', 'file');
-    if (file.size > rule.maxBytes)
-      throw new RequestProblem(`file must be at most ${rule.maxBytes / 1024 / 1024} MB (got ${file.size} bytes)`, 'file');
-    const bytes = new Uint8Array(await file.arrayBuffer());
+    if (size === 0) throw new RequestProblem('file is empty', 'file');
+    const bytes = concatBytes(parts);
     // The type is what the bytes are, whatever the part's Content-Type or name claims.
     const type = sniffMediaType(bytes.subarray(0, SNIFF_BYTES));
     if (!type || !rule.accept.includes(type.label))
@@ -73,7 +103,7 @@ export class UploadStore {
 
     const id = newId(kind);
     const extension = type.label === 'JPEG' ? 'jpg' : type.label.toLowerCase();
-    const filename = safeName('name' in file && typeof file.name === 'string' ? file.name : '', `upload.${extension}`);
+    const filename = safeName(name, `upload.${extension}`);
     const created = nowSeconds();
     const url = `${origin}/files/uploads/${id}/${encodeURIComponent(filename)}`;
     const common = { filename, content_type: type.mediaType, bytes: bytes.byteLength, created_at: created, expires_at: created + UPLOAD_TTL_SECONDS };
@@ -86,22 +116,31 @@ export class UploadStore {
       record = { upload_id: id, url, ...common };
     }
     const stored: StoredUpload = { id, kind, record, bytes, contentType: type.mediaType, expiresAt: (created + UPLOAD_TTL_SECONDS) * 1000 };
-    this.#dropExpiredBytes();
-    this.#byId.set(id, stored);
+    this.#keep(stored);
     return stored;
   }
 
-  // A long-running mock (a dev server) would otherwise keep every upload's bytes forever; the
-  // records stay, for assertions.
-  #dropExpiredBytes(): void {
+  // A long-running mock (a dev server, a port any page can reach) would otherwise keep every
+  // upload forever: expired bytes go, then the oldest records past MAX_UPLOADS, then the oldest
+  // bytes past MAX_UPLOAD_BYTES (the records stay, for assertions and reference checks).
+  #keep(stored: StoredUpload): void {
+    this.#byId.set(stored.id, stored);
+    dropOldest(this.#byId, this.#limits.uploads);
     const at = now();
-    for (const upload of this.#byId.values()) if (upload.expiresAt <= at && upload.bytes.byteLength > 0) upload.bytes = new Uint8Array();
+    let kept = 0;
+    for (const upload of this.#byId.values()) kept += upload.expiresAt <= at ? 0 : upload.bytes.byteLength;
+    for (const upload of this.#byId.values()) {
+      if (upload.expiresAt > at && kept <= this.#limits.bytes) continue;
+      if (upload === stored) break;
+      if (upload.expiresAt > at) kept -= upload.bytes.byteLength;
+      upload.bytes = new Uint8Array();
+    }
   }
 
-  /** An upload by id, while it is still valid. */
+  /** An upload by id, while it is still valid and its bytes are kept. */
   get(id: string): StoredUpload | undefined {
     const upload = this.#byId.get(id);
-    return upload && upload.expiresAt > now() ? upload : undefined;
+    return upload && upload.expiresAt > now() && upload.bytes.byteLength > 0 ? upload : undefined;
   }
 
   /** The id in one of our upload URLs (`.../files/uploads/{id}/{name}`), or undefined. */

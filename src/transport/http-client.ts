@@ -4,7 +4,7 @@
  * to error classes (error-mapping.ts). Imports errors.ts and internal/ only.
  */
 import { apiErrorFromResponse, requestIdOf } from './error-mapping.ts';
-import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError } from '../errors.ts';
+import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError, ValidationError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
@@ -129,7 +129,7 @@ function redirectFailure(error: unknown): RedirectFailure | undefined {
 
 /**
  * The one HTTP layer: plain `fetch` under an `Exchange` (deadline, abort, body caps), our
- * policy for retries. (It was ky once; see "Where we differ from the design" in the README.)
+ * policy for retries. (It was ky once; see docs/design-notes.md.)
  */
 export class HttpClient {
   readonly #fetch: Fetch;
@@ -137,6 +137,8 @@ export class HttpClient {
   /** Headers of every API request, built once: the default headers, then the key. */
   readonly #headers: Record<string, string>;
   readonly #headersWithKey: Record<string, string>;
+  /** The base URL once known: a relative `proxyURL` resolves against the page at the first request. */
+  #base: string | undefined;
 
   constructor(config: HttpConfig) {
     this.#config = config;
@@ -196,6 +198,21 @@ export class HttpClient {
   }
 
   /**
+   * The base URL requests go to. A relative `proxyURL` (kept relative by a client made where
+   * there was no page: a page module the server rendered) resolves against the page at the
+   * first request; with still no page it is a `ValidationError`, nothing sent.
+   */
+  #baseURL(): string {
+    if (this.#base !== undefined) return this.#base;
+    const { baseURL } = this.#config;
+    if (URL.canParse(baseURL)) return (this.#base = baseURL);
+    const page = (globalThis as { location?: { href?: string } }).location?.href;
+    if (page === undefined || !URL.canParse(baseURL, page))
+      throw new ValidationError([{ path: 'proxyURL', message: `is relative, and there is no page (server rendering?): nothing was sent` }]);
+    return (this.#base = new URL(baseURL, page).href);
+  }
+
+  /**
    * Send the request under the retry policy; resolve with the answer's JSON as plain data,
    * or with what `parse` made of it.
    */
@@ -207,7 +224,8 @@ export class HttpClient {
         { taskId: request.taskId },
       );
     }
-    return withRetries((attempt) => this.#attempt(request, attempt), this.#retryOptions(request, `${request.method} /${request.path}`));
+    const base = this.#baseURL();
+    return withRetries((attempt) => this.#attempt(request, attempt, base), this.#retryOptions(request, `${request.method} /${request.path}`));
   }
 
   #retryOptions(request: HttpRequest<unknown>, label: string): RetryOptions {
@@ -222,14 +240,14 @@ export class HttpClient {
     };
   }
 
-  async #attempt<T>(request: HttpRequest<T>, attempt: number): Promise<T> {
+  async #attempt<T>(request: HttpRequest<T>, attempt: number, base: string): Promise<T> {
     const { logger } = this.#config;
     const started = logger.enabled('debug') ? performance.now() : 0;
     const timeout = request.timeout ?? this.#config.timeout;
     const exchange = new Exchange(request.signal, timeout, () =>
       new APITimeoutError(`${request.what}: no complete answer within ${timeout} ms`, { taskId: request.taskId }),
     );
-    const url = `${this.#config.baseURL}${request.path}`;
+    const url = `${base}${request.path}`;
     const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
     let failure: unknown;
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
@@ -266,7 +284,7 @@ export class HttpClient {
         response.body?.cancel().catch(() => {});
         throw tooLarge();
       }
-      const { bytes, overflow } = await readBody(response.body, exchange, MAX_JSON_BYTES);
+      const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES, this.#config.proxied);
       if (overflow) throw tooLarge();
       const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
       return request.parse ? request.parse(json, meta) : (json as T);
@@ -282,7 +300,7 @@ export class HttpClient {
 
   /** The `APIError` of an error status, with the first 64 KiB of its body. */
   async #errorOf(response: Response, exchange: Exchange, request: HttpRequest<unknown>): Promise<APIError> {
-    const { bytes } = await readBody(response.body, exchange, MAX_ERROR_BODY_BYTES).catch((error: unknown) => {
+    const { bytes } = await readBody(response, exchange, MAX_ERROR_BODY_BYTES, this.#config.proxied).catch((error: unknown) => {
       // A body that breaks off is no reason to hide the status: keep what there is (nothing).
       if (exchange.ended) throw error;
       return { bytes: new Uint8Array(0) };
@@ -314,7 +332,7 @@ export class HttpClient {
     if (error instanceof TypeError) {
       const reason = redact(socketReason(error), this.#config.apiKey);
       const message = failedBeforeSending(error)
-        ? `could not reach ${URL.canParse(request.path) ? new URL(request.path).origin : this.#config.baseURL} (${reason})`
+        ? `could not reach ${URL.canParse(request.path) ? new URL(request.path).origin : (this.#base ?? this.#config.baseURL)} (${reason})`
         : sent
           ? `the connection was reset after ${sent.toLocaleString('en-US')} bytes were sent (${reason})`
           : `the connection failed (${reason})`;

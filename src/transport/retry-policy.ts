@@ -112,7 +112,7 @@ export interface RetryOptions {
  * `maxRetries` times, after its delay (Retry-After or backoff); the caller's abort ends it at
  * once, with the signal's reason, between attempts and during a sleep. The attempt rebuilds
  * its request body each time. (A loop of our own: p-retry's delay, factor and error rules were
- * all overridden, and it cost 1.5 KiB gzip in every bundle; see the README.)
+ * all overridden, and it cost 1.5 KiB gzip in every bundle; see docs/design-notes.md.)
  */
 export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
   for (let attemptNumber = 1; ; attemptNumber++) {

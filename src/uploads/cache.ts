@@ -3,17 +3,20 @@ import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
 import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
 import { raceAbort } from '../internal/race-abort.ts';
 import { PortGuard, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
+import { epochMs } from '../schemas/time.ts';
 import type { PreparedFile } from './inputs.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Files are hashed a chunk at a time so that hashing never holds more than this in memory.
 const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
 
-/** When a record stops being valid, in ms since the epoch. */
+/**
+ * When a record stops being valid, in ms since the epoch: its `expires_at`, else its
+ * `created_at` (else `uploadedAt`) plus a day, each read by the one rule of the service's times
+ * (a store may hold a record as another SDK or service wrote it: ms, an ISO string).
+ */
 export function expiresAtMs(record: CachedUpload, uploadedAt: number): number {
-  if (typeof record.expires_at === 'number') return record.expires_at * 1000;
-  const created = typeof record.created_at === 'number' ? record.created_at * 1000 : uploadedAt;
-  return created + DAY_MS;
+  return epochMs(record.expires_at) ?? (epochMs(record.created_at) ?? uploadedAt) + DAY_MS;
 }
 
 const hex = (digest: ArrayBuffer) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');

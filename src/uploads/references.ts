@@ -1,4 +1,5 @@
 import type { ValidationIssue } from '../errors.ts';
+import { epochMs } from '../schemas/time.ts';
 
 /** A reference to something already uploaded: its string, or an upload record. */
 type Record_ = { expires_at?: number | undefined };
@@ -16,11 +17,12 @@ export function resolveReference<R extends Record_>(
 ): string {
   if (typeof reference === 'string') return reference;
   if (!reference || typeof reference !== 'object') return reference as unknown as string;
-  const expires = reference.expires_at;
-  if (typeof expires === 'number' && expires * 1000 <= now) {
+  // A record may be the caller's own, written in ms or as a date-time.
+  const expires = epochMs(reference.expires_at);
+  if (expires !== undefined && expires <= now) {
     issues.push({
       path,
-      message: `the upload expired at ${new Date(expires * 1000).toISOString()}: upload the file again`,
+      message: `the upload expired at ${new Date(expires).toISOString()}: upload the file again`,
     });
   }
   return reference[key] as unknown as string;

@@ -6,6 +6,7 @@ import { isThenable } from '../internal/thenable.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
+import { epochMs } from '../schemas/time.ts';
 import { failedBeforeSending, isTransientInWait, isUnusableAnswer, transientDelay } from '../transport/retry-policy.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import { Cadence } from './cadence.ts';
@@ -70,11 +71,10 @@ function isStoredTask(task: unknown): boolean {
   return task === undefined || (typeof (task as TaskResult | null)?.task_id === 'string' && typeof (task as TaskResult).status === 'string');
 }
 
-/** Submission time from a task's `created_at` (seconds, or ms when that large), when plausible. */
+/** Submission time from a task's `created_at` (in any unit: schemas/time.ts), when plausible. */
 function originFromCreatedAt(task: TaskResult, now: number): number | undefined {
-  const created = task.created_at;
-  if (typeof created !== 'number' || !Number.isFinite(created) || created <= 0) return undefined;
-  const ms = created > 1e11 ? created : created * 1000;
+  const ms = epochMs(task.created_at);
+  if (ms === undefined || ms <= 0) return undefined;
   return ms <= now + MAX_CLOCK_SKEW_MS && now - ms <= MAX_PLAUSIBLE_AGE_MS ? Math.min(ms, now) : undefined;
 }
 

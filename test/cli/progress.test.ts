@@ -96,3 +96,32 @@ describe('cli progress colours', () => {
     expect(plain.text()).toBe('✔ done\n');
   });
 });
+
+describe('cli progress: strings from the service', () => {
+  const EVIL = '\x1b]0;pwned\x07\x1b[2J\x9b31m\u202Eproc\nessing';
+  // Our own sequences: back to the first live line, erase, colours.
+  const OWN = /\x1b\[(\d+A|J|\d+m)/g;
+
+  it('on a terminal, the live line and log lines show them escaped; only our own sequences reach the terminal', () => {
+    const out = stream(true);
+    const progress = createProgress(out, { tickMs: 0 });
+    const task = progress.task();
+    task.submitted(EVIL, EVIL);
+    task.update({ task_id: EVIL, status: EVIL, attempt_count: 2, attempts: [{ status: 'failed', fail_reason: EVIL }] });
+    progress.log(`uploaded ${EVIL}`);
+    progress.transfer('downloading', EVIL, 10).update(5);
+    const text = out.text().replace(OWN, '');
+    expect(text).not.toMatch(/[\x1b\x07\x9b\u202e]/);
+    expect(text).toContain('\\x1b]0;pwned\\x07');
+    expect(text).toContain('\\u{202e}proc\\nessing');
+  });
+
+  it('not on a terminal, one line per log, with no escape code at all', () => {
+    const out = stream(false);
+    const progress = createProgress(out);
+    progress.task().submitted('t1', EVIL);
+    progress.log(EVIL);
+    expect(out.text()).not.toMatch(/[\x1b\x07\x9b\u202e]/);
+    expect(out.text().split('\n')).toHaveLength(3);
+  });
+});

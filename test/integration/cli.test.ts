@@ -101,6 +101,16 @@ describe('the built CLI against the mock service', () => {
     expect(server.mock.tasks()).toEqual([]);
   });
 
+  it('exit 2 for a wait flag the SDK refuses, checked by its option checker before the submission', async () => {
+    // The checker is bundled into the bin; the ValidationError it throws must be the library's
+    // own class (exit 2), not a second copy (exit 70).
+    const run = await runBuilt(['images', 'generate', '-m', 'omni-image', '-p', 'x', '--wait', '--timeout', '9999999'], { env });
+    expect(run.stderr).toContain('error: invalid input, nothing was sent');
+    expect(run.stderr).toContain('--timeout: must be a whole number of ms');
+    expect(run.code).toBe(2);
+    expect(server.mock.tasks()).toEqual([]);
+  });
+
   it('exit 3 for an API error (402), with the status', async () => {
     server.mock.forceStatus(402);
     const run = await runBuilt(['images', 'generate', '-m', 'omni-image', '-p', 'x', '--json'], { env });

@@ -3,11 +3,17 @@
 # tarball into throwaway consumer projects, starts the mock service from the installed
 # `omnimedia/testing`, and runs a short real flow from every runtime we claim:
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
-#   require(esm)), Deno, Bun, headless Chromium (Debian's package, driven by playwright-core),
+#   require(esm)), Node 20 (below engines: what the README says runs there), Deno, Bun,
+#   headless Chromium (Debian's package, driven by playwright-core; the browser apps guide's
+#   dev-server recipe too),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
-#   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
-#   class per error whichever entry threw it (ESM, CJS).
-# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix]
+#   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), omnimedia/mcp
+#   and `omnimedia mcp` with @modelcontextprotocol/sdk (ESM, CJS, the installed bin), and one
+#   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
+#   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
+#   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
+#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts).
+# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
 set -euo pipefail
@@ -19,6 +25,9 @@ PATH="$ROOT/node_modules/.bin:$PATH"
 # The exact versions the README lists as tested. Bump them together with the README.
 NODE_VERSIONS=(22.23.3 24.21.0 26.10.0)
 NODE_OLDEST=22.0.0
+# Below the engines range (>=22), yet the README says what runs there and what breaks (the AI
+# SDK's webhook option: Promise.withResolvers). The flows below run on it to keep that true.
+NODE_BELOW=20.20.2
 DENO_VERSION=2.9.6
 BUN_VERSION=1.4.5
 TS_VERSION=$("$NODE" -p "require('$ROOT/node_modules/typescript/package.json').version")
@@ -28,12 +37,14 @@ TS7_VERSION=7.0.2
 OTEL_API_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")
 OTEL_SDK_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/sdk-trace/package.json').version")
 
-browser=1 denobun=1 matrix=1
+browser=1 denobun=1 matrix=1 nextjs=1 workerd=1
 for arg in "$@"; do
   case "$arg" in
     --no-browser) browser=0 ;;
     --no-deno-bun) denobun=0 ;;
     --no-node-matrix) matrix=0 ;;
+    --no-nextjs) nextjs=0 ;;
+    --no-workerd) workerd=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -46,7 +57,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n--- %s\n' "$*"; }
+# Each step prints the time the one before it took.
+last=$SECONDS
+step() { printf '\n--- %s (previous step: %ss)\n' "$*" "$((SECONDS - last))"; last=$SECONDS; }
 passed=0
 pass() { passed=$((passed + 1)); }
 
@@ -67,8 +80,10 @@ extra=()
 [ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
 # `ai` (and through it @ai-sdk/provider, our optional peer) for omnimedia/ai-sdk, at the major the repo tests.
 AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
+# @modelcontextprotocol/sdk for omnimedia/mcp and `omnimedia mcp`, as the repo pins it.
+MCP_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@modelcontextprotocol/sdk/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
-  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "${extra[@]}" >/dev/null)
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -105,6 +120,10 @@ step "omnimedia/ai-sdk with ai@$AI_VERSION: ESM and CJS"
 (cd "$APP" && "$NODE" flows/ai-sdk.mjs && "$NODE" flows/ai-sdk.cjs)
 pass; pass
 
+step "omnimedia/mcp and omnimedia mcp with @modelcontextprotocol/sdk@$MCP_VERSION: the installed bin over stdio, ESM and CJS"
+(cd "$APP" && "$NODE" flows/mcp.mjs && "$NODE" flows/mcp.cjs)
+pass; pass
+
 if [ "$matrix" = 1 ]; then
   for version in "${NODE_VERSIONS[@]}"; do
     step "Node $version: ESM and CJS"
@@ -113,6 +132,9 @@ if [ "$matrix" = 1 ]; then
   done
   step "Node $NODE_OLDEST: require() without require(esm)"
   (cd "$APP" && npx --yes -p "node@$NODE_OLDEST" -c 'node flows/cjs.cjs && node flows/identity.cjs')
+  pass
+  step "Node $NODE_BELOW (below engines; the README's Runtimes says what breaks): ESM, CJS, otel, ai-sdk"
+  (cd "$APP" && npx --yes -p "node@$NODE_BELOW" -c 'node flows/esm.mjs && node flows/cjs.cjs && node flows/otel.mjs && node flows/ai-sdk.mjs')
   pass
 fi
 
@@ -194,6 +216,11 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/proxy-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
   pass
+  step "Chromium: the dev-server recipe of docs/browser-apps.md (the page on one port, omnimedia/proxy on another)"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/dev-server-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/dev-server-page.js" --log-level=warning)
+  (cd "$APP" && "$NODE" browser/dev-server-run.mjs "$WORK/dev-server-page.js" "$MOCK_URL" "$ROOT")
+  pass
   step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/otel-page.js" --log-level=warning)
@@ -201,5 +228,20 @@ if [ "$browser" = 1 ]; then
   pass
 fi
 
+if [ "$workerd" = 1 ]; then
+  step "Cloudflare workerd (Miniflare, the repo's devDependency): the Workers recipe and the proxy's attacks, the proxy from the tarball"
+  # The Workers are bundled from the consumer project, so omnimedia/proxy is the installed tarball's.
+  (cd "$ROOT" && OMNIMEDIA_WORKERD_FROM="$APP" OMNIMEDIA_PROXY_MODES=workerd "$NODE" node_modules/vitest/vitest.mjs run --project suite \
+    test/proxy/workerd.test.ts test/proxy/attacks.test.ts)
+  pass
+fi
+
+if [ "$browser" = 1 ] && [ "$nextjs" = 1 ]; then
+  step "Next.js recipe (examples/proxy-nextjs): next build without secrets, next start, Node and edge runtimes, Chromium direct and behind a reverse proxy"
+  "$NODE" "$HERE/nextjs/run.mjs" "$ROOT" "$TARBALL" "$WORK"
+  pass
+fi
+
+step "done"
 printf "\nruntimes and consumers took %ss\n" "$SECONDS"
 printf '\n%s passed, 0 failed\n' "$passed"

@@ -5,18 +5,18 @@
 // request up first.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mediaBytes } from '../helpers/media-bytes.ts';
-import { KEY, SESSION, rawPost, rawRequest, startProxy, startRecorder, type Mode, type RunningProxy } from './helpers.ts';
+import { KEY, MODES, SESSION, rawPost, rawRequest, startProxy, startRecorder, type RunningProxy } from './helpers.ts';
 
 const TASK = JSON.stringify({ task_id: 'task_1', status: 'pending', model: 'm', created_at: 1 });
 const ok = (_request: unknown, res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(TASK);
 
-describe.each(['node', 'fetch'] as Mode[])('not a relay, second pass (%s handler)', (mode) => {
+describe.each(MODES)('not a relay, second pass (%s handler)', (mode) => {
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
   let proxy: RunningProxy;
   beforeAll(async () => {
     upstream = await startRecorder(ok);
     proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'] }, mode);
-  });
+  }, 30_000);
   afterEach(() => void (upstream.requests.length = 0));
   afterAll(async () => {
     await proxy.close();
@@ -63,13 +63,13 @@ describe.each(['node', 'fetch'] as Mode[])('not a relay, second pass (%s handler
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('uploads stream, second pass (%s handler)', (mode) => {
+describe.each(MODES)('uploads stream, second pass (%s handler)', (mode) => {
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
   let proxy: RunningProxy;
   beforeAll(async () => {
     upstream = await startRecorder(ok);
     proxy = await startProxy({ upstream: upstream.url }, mode);
-  });
+  }, 30_000);
   afterEach(() => void (upstream.requests.length = 0));
   afterAll(async () => {
     await proxy.close();
@@ -99,7 +99,8 @@ describe.each(['node', 'fetch'] as Mode[])('uploads stream, second pass (%s hand
 
   // HTTP framing lets a page send one byte per chunk; handed on one by one, each cost the proxy
   // hundreds of bytes and microseconds, and the service got each as a chunk of its own.
-  it('a file sent in one-byte chunks reaches the service in reads of 16 KiB, byte-identical', { timeout: 60_000 }, async () => {
+  // A counting fetch cannot go into a Worker.
+  it.skipIf(mode === 'workerd')('a file sent in one-byte chunks reaches the service in reads of 16 KiB, byte-identical', { timeout: 60_000 }, async () => {
     const sizes: number[] = [];
     const counting = await startProxy(
       {
@@ -135,7 +136,7 @@ describe.each(['node', 'fetch'] as Mode[])('uploads stream, second pass (%s hand
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('a page-sent callback_url never reaches the service, however it is spelled (%s handler)', (mode) => {
+describe.each(MODES)('a page-sent callback_url never reaches the service, however it is spelled (%s handler)', (mode) => {
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
   beforeAll(async () => {
     upstream = await startRecorder(ok);
@@ -152,7 +153,7 @@ describe.each(['node', 'fetch'] as Mode[])('a page-sent callback_url never reach
   it.each([
     ['without callbackURL', undefined],
     ['with callbackURL', 'https://app.example.com/hooks/omnimedia'],
-  ])('%s: no key a service could read as callback_url but the app\u2019s own', async (_name, callbackURL) => {
+  ])('%s: no key a service could read as callback_url but the app\u2019s own', { timeout: 60_000 }, async (_name, callbackURL) => {
     const proxy = await startProxy({ upstream: upstream.url, ...(callbackURL ? { callbackURL } : {}) }, mode);
     try {
       for (const key of SPELLINGS) {
@@ -173,7 +174,7 @@ describe.each(['node', 'fetch'] as Mode[])('a page-sent callback_url never reach
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('the key stays on the server, encoded (%s handler)', (mode) => {
+describe.each(MODES)('the key stays on the server, encoded (%s handler)', (mode) => {
   // The key inside any base64 text holds one of three runs of characters (by where its first
   // byte falls in a 3-byte group), in the standard or the URL-safe alphabet.
   const base64Runs = [0, 1, 2].flatMap((offset) => {
@@ -205,7 +206,7 @@ describe.each(['node', 'fetch'] as Mode[])('the key stays on the server, encoded
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ task_id: 'task_1', status: 'pending', error: { message: `rejected: ${encodings.join(' ')}` }, echoed: encodings }));
     });
     proxy = await startProxy({ upstream: upstream.url }, mode);
-  });
+  }, 30_000);
   afterAll(async () => {
     await proxy.close();
     await upstream.close();
@@ -221,7 +222,7 @@ describe.each(['node', 'fetch'] as Mode[])('the key stays on the server, encoded
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%s handler)', (mode) => {
+describe.each(MODES)('hooks that hang, pages that leave (%s handler)', (mode) => {
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
   let hang = false;
   /** The upstream requests whose connection closed before they were answered. */
@@ -252,7 +253,8 @@ describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%
 
   // The service accepted (and billed) the task: an onSubmitted that never settles must not cost
   // the page its task id (its client would time out, and a submission is not retried).
-  it('an onSubmitted that never settles: the page still gets its task, within timeout; a late failure is logged', async () => {
+  // Hooks of the app's own cannot go into the test's Worker (its authorize is the session cookie's).
+  it.skipIf(mode === 'workerd')('an onSubmitted that never settles: the page still gets its task, within timeout; a late failure is logged', async () => {
     let fail!: (error: Error) => void;
     const proxy = await open({ upstream: upstream.url, timeout: 300, onSubmitted: () => new Promise<void>((_resolve, reject) => (fail = reject)) });
     const answer = await submit(proxy, AbortSignal.timeout(5_000));
@@ -264,7 +266,7 @@ describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%
     expect(proxy.logs.join('\n')).toMatch(/onSubmitted threw for task task_1: billing database gave up/);
   });
 
-  it.each(['authorize', 'rate limit store', 'policy'])('%s hanging until the page has left: nothing is forwarded after', async (hook) => {
+  it.skipIf(mode === 'workerd').each(['authorize', 'rate limit store', 'policy'])('%s hanging until the page has left: nothing is forwarded after', async (hook) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const proxy = await open({
@@ -324,7 +326,9 @@ describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%
     expect(upstream.requests).toEqual([]);
   });
 
-  it('a page that leaves while the service thinks: the upstream request is aborted, and it is no proxy failure', async () => {
+  // workerd (through Miniflare) does not tell the Worker that the page went away: there the
+  // upstream request runs to its answer or to the proxy's timeout.
+  it.skipIf(mode === 'workerd')('a page that leaves while the service thinks: the upstream request is aborted, and it is no proxy failure', async () => {
     hang = true;
     const proxy = await open({ upstream: upstream.url });
     const page = new AbortController();
@@ -338,14 +342,16 @@ describe.each(['node', 'fetch'] as Mode[])('hooks that hang, pages that leave (%
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('nothing unchecked, second pass (%s handler)', (mode) => {
+describe.each(MODES)('nothing unchecked, second pass (%s handler)', (mode) => {
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
   let proxy: RunningProxy;
   const asked: string[] = [];
   beforeAll(async () => {
     upstream = await startRecorder(ok);
-    proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'], authorize: (request) => (asked.push(request.url), { id: 'alice' }) }, mode);
-  });
+    // In workerd the Worker's own authorize (the session cookie's), which this test cannot watch.
+    const watched = mode === 'workerd' ? {} : { authorize: (request: Request) => (asked.push(request.url), { id: 'alice' }) };
+    proxy = await startProxy({ upstream: upstream.url, allowedOrigins: ['https://app.example.com'], ...watched }, mode);
+  }, 30_000);
   afterEach(() => {
     upstream.requests.length = 0;
     asked.length = 0;
@@ -400,8 +406,20 @@ describe.each(['node', 'fetch'] as Mode[])('nothing unchecked, second pass (%s h
     ['a signed Content-Length', 'Content-Length: +26\r\n\r\n{"model":"m","prompt":"p"}'],
   ])('request smuggling, %s: a 400, nothing forwarded', async (_name, rest) => {
     const answer = await rawRequest(proxy.port, `POST /api/omnimedia/v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\nContent-Type: application/json\r\nConnection: close\r\n${rest}`);
-    expect(answer.status).toBe(400);
-    expect(upstream.requests).toEqual([]);
+    if (mode !== 'workerd') {
+      expect(answer.status).toBe(400);
+      expect(upstream.requests).toEqual([]);
+    } else if (answer.status === 500) {
+      // workerd's HTTP server refuses some itself, with a 500 of its own (not the proxy's JSON).
+      expect(answer.body).toBe('Internal Server Error');
+      expect(upstream.requests).toEqual([]);
+    } else {
+      // Others it reads one way (Transfer-Encoding over Content-Length, a folded line unfolded,
+      // as RFC 9112 allows), and the Worker gets that one request: the service gets the proxy's
+      // own request, once, never a second one hidden in the body.
+      expect(answer.status).toBe(200);
+      expect(upstream.requests.map((r) => JSON.parse(r.body.toString()))).toEqual([{ model: 'm', prompt: 'p' }]);
+    }
   });
 
   it('chunk extensions and trailers, Expect: 100-continue, a Content-Encoding: one request upstream each, with the proxy\u2019s own headers only', async () => {
@@ -410,10 +428,12 @@ describe.each(['node', 'fetch'] as Mode[])('nothing unchecked, second pass (%s h
       await post('images/generations', ['Content-Type: application/json', 'Expect: 100-continue']),
       await post('images/generations', ['Content-Type: application/json', 'Content-Encoding: gzip']),
     ];
-    // The last status line: a 100 Continue comes first where it was asked for.
-    expect(answers.map((a) => Number([...a.raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].at(-1)?.[1]))).toEqual([200, 200, 200]);
+    // The last status line: a 100 Continue comes first where it was asked for. workerd's HTTP
+    // server refuses a quoted chunk extension itself (its own 500): nothing reaches the Worker.
+    const statuses = answers.map((a) => Number([...a.raw.matchAll(/HTTP\/1\.1 (\d{3})/g)].at(-1)?.[1]));
+    expect(statuses).toEqual([mode === 'workerd' ? 500 : 200, 200, 200]);
     // Nothing is decoded (no compression bomb to defuse): a body labelled gzip is read as sent.
-    expect(upstream.requests).toHaveLength(3);
+    expect(upstream.requests).toHaveLength(mode === 'workerd' ? 2 : 3);
     for (const request of upstream.requests) {
       expect(request.headers['content-encoding']).toBeUndefined();
       expect(request.headers.expect).toBeUndefined();
@@ -485,8 +505,8 @@ describe('who asks: what authorize may return, and the limits keyed by it', () =
   });
 });
 
-describe.each(['node', 'fetch'] as Mode[])('log lines (%s handler)', (mode) => {
-  it('hold neither the key nor the page\u2019s cookie or Authorization, whatever fails', async () => {
+describe.each(MODES)('log lines (%s handler)', (mode) => {
+  it('hold neither the key nor the page\u2019s cookie or Authorization, whatever fails', { timeout: 60_000 }, async () => {
     let how = 'reset';
     const upstream = await startRecorder((request, res) => {
       const echo = `${request.headers.authorization} ${request.headers.cookie}`;

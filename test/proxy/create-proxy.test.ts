@@ -333,3 +333,56 @@ describe.each(['node', 'fetch'] as Mode[])('nothing reaches the service unchecke
     });
   });
 });
+
+// Issue 30, suspected and proven: a 2xx answer whose task_id is a number (which the page's
+// client reads as its decimal string, as the spec's "string" allows a tolerant reader to) was
+// billed, handed to the page, and never heard by onSubmitted: the README's ownership recipe
+// then refused the page its own task.
+describe('onSubmitted and the task id of an accepted answer', () => {
+  let answer = '';
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    upstream = await startRecorder((_request, res) => void res.writeHead(202, { 'content-type': 'application/json' }).end(answer));
+  });
+  afterAll(() => upstream.close());
+
+  const logs: string[] = [];
+  const owners = new Map<string, string | number>();
+  const proxy = () =>
+    createProxy({
+      apiKey: KEY,
+      baseURL: upstream.url,
+      authorize: () => ({ id: 'alice' }),
+      onSubmitted: ({ identity, task_id }) => void owners.set(task_id, identity.id),
+      policy: ({ identity, operation, params }) => operation !== 'task_query' || owners.get(String(params.task_id)) === identity.id,
+      logger: { error: (line: string) => void logs.push(line), warn: (line: string) => void logs.push(line), info() {}, debug() {} },
+    });
+  const pageOf = (handler: (request: Request) => Promise<Response>) =>
+    new OmniMedia({ proxyURL: 'https://app.example/', maxRetries: 0, fetch: (input, init) => handler(new Request(input, init)) });
+
+  it('a whole-number task_id: onSubmitted hears it as the page\u2019s client reads it, and the page may read its task', async () => {
+    answer = JSON.stringify({ task_id: 90210, status: 'pending', model: 'omni-image' });
+    const { handler } = proxy();
+    const page = pageOf(handler);
+    const submission = await page.images.generate({ model: 'omni-image', prompt: 'a fox' });
+    expect(submission.task_id).toBe('90210');
+    expect(owners.get('90210')).toBe('alice');
+    answer = JSON.stringify({ task_id: '90210', status: 'completed', data: [{ url: 'https://files.example/a.png' }] });
+    expect((await page.tasks.retrieve('90210')).status).toBe('completed');
+  });
+
+  it('an accepted answer without a usable task id: the page gets the answer as it came, and the log says a task may be billed', async () => {
+    logs.length = 0;
+    for (const body of [{ status: 'pending' }, { task_id: { id: 'x' }, status: 'pending' }, ['task_1']]) {
+      answer = JSON.stringify(body);
+      const response = await proxy().handler(new Request('https://app.example/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"m","prompt":"p"}' }));
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual(body);
+    }
+    expect(logs).toEqual([
+      expect.stringMatching(/^\[omnimedia\] proxy: the service accepted a submission \(image_generation\) of alice \(202\) without a usable task id \(task_id is required\): onSubmitted was not called, and the task may be billed$/),
+      expect.stringMatching(/without a usable task id \(task_id must be a string\)/),
+      expect.stringMatching(/without a usable task id \(the answer must be a JSON object\)/),
+    ]);
+  });
+});

@@ -1,6 +1,6 @@
 // The omnimedia/proxy entry imports nothing from node:* at top level: bundled for an edge worker
 // (esbuild, the browser platform with the worker conditions, as wrangler does), no node: import
-// is left, and the bundle serves requests.
+// is left, and the bundle serves requests. (workerd.test.ts runs such a bundle in workerd.)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from './helpers.ts';
+import { WORKER_BUILD } from './workerd.ts';
 
 const entry = fileURLToPath(new URL('../../src/proxy/index.ts', import.meta.url));
 
@@ -17,17 +18,7 @@ describe('omnimedia/proxy on an edge worker', () => {
   let imports: { path: string; external?: boolean }[];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'omnimedia-edge-'));
-    const result = await build({
-      stdin: { contents: `export { createProxy } from ${JSON.stringify(entry)};`, resolveDir: dir, loader: 'ts' },
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      conditions: ['workerd', 'worker', 'browser'],
-      target: 'es2022',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
+    const result = await build({ ...WORKER_BUILD, stdin: { contents: `export { createProxy } from ${JSON.stringify(entry)};`, resolveDir: dir, loader: 'ts' } });
     code = result.outputFiles[0]!.text;
     imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports);
   });

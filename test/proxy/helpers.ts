@@ -4,6 +4,7 @@
 // request up first.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createProxy, type ProxyOptions } from 'omnimedia/proxy';
 
@@ -18,7 +19,33 @@ export const SESSION = 'session=alice-session-token';
 export const authorizeBySession: ProxyOptions['authorize'] = (request) =>
   (request.headers.get('cookie') ?? '').includes(SESSION) ? { id: 'alice' } : null;
 
-export type Mode = 'node' | 'fetch';
+/**
+ * Where the proxy runs: `nodeHandler` on node:http, `handler` on @hono/node-server, or
+ * `handler` in a Worker in workerd (workerd.ts; only options that JSON can carry, and the
+ * session cookie's `authorize`).
+ */
+export type Mode = 'node' | 'fetch' | 'workerd';
+
+/** The modes every attack runs in. `OMNIMEDIA_PROXY_MODES=workerd` narrows them (the tarball's run, test/package/run.sh). */
+export const MODES: Mode[] = (process.env.OMNIMEDIA_PROXY_MODES?.split(',') as Mode[] | undefined) ?? ['node', 'fetch', 'workerd'];
+
+let workerScript: Promise<string> | undefined;
+
+/** The proxy in a Worker in workerd, with `options` as JSON: a function among them cannot go there. */
+async function startInWorkerd(options: Partial<ProxyOptions>): Promise<RunningProxy> {
+  const { bundleWorker, startWorker } = await import('./workerd.ts');
+  const carried = Object.entries(options).filter(([name]) => name !== 'logger');
+  const functions = carried.filter(([, value]) => typeof value === 'function' || (typeof value === 'object' && value !== null && !Array.isArray(value) && holdsFunction(value)));
+  if (functions.length) throw new Error(`the workerd mode cannot carry ${functions.map(([key]) => key).join(', ')} into the Worker`);
+  workerScript ??= bundleWorker(fileURLToPath(new URL('./workerd-worker.ts', import.meta.url)));
+  const worker = await startWorker(await workerScript, { OPTIONS: JSON.stringify(Object.fromEntries(carried)), SESSION });
+  return { url: worker.url, port: worker.port, logs: worker.logs, close: worker.close };
+}
+
+/** An object that holds a function (a port such as a coordination): not JSON. */
+function holdsFunction(value: object): boolean {
+  return Object.values(value).some((inner) => typeof inner === 'function' || (typeof inner === 'object' && inner !== null && holdsFunction(inner)));
+}
 
 export interface RunningProxy {
   url: string;
@@ -40,6 +67,7 @@ export async function startProxy(options: Partial<ProxyOptions> & { upstream: st
   const logs: string[] = [];
   const keep = (level: string) => (message: string, ...args: unknown[]) => void logs.push(`${level} ${message} ${args.map(String).join(' ')}`);
   const { upstream, ...rest } = options;
+  if (mode === 'workerd') return startInWorkerd({ apiKey: KEY, baseURL: upstream, basePath: '/api/omnimedia', ...rest });
   const proxy = createProxy({
     apiKey: KEY,
     baseURL: upstream,
@@ -140,12 +168,40 @@ function dechunk(body: Buffer): Buffer {
   return Buffer.concat(out);
 }
 
-/** Send `request` (the whole HTTP/1.1 text, as is) on a fresh socket; read until the server closes. */
+/**
+ * Whether `raw` holds a whole final answer (after any 1xx): its Content-Length of body, or a
+ * chunked body's last chunk. A close-delimited one is whole when the server closes.
+ */
+function wholeAnswer(raw: Buffer): boolean {
+  for (let at = 0; ; ) {
+    const headEnd = raw.indexOf('\r\n\r\n', at);
+    if (headEnd === -1) return false;
+    const head = raw.subarray(at, headEnd).toString('latin1');
+    const status = Number(head.split(' ')[1]);
+    if (status >= 100 && status < 200) {
+      at = headEnd + 4;
+      continue;
+    }
+    const body = raw.subarray(headEnd + 4);
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1];
+    if (length !== undefined) return body.length >= Number(length);
+    if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) return body.toString('latin1').startsWith('0\r\n\r\n') || body.toString('latin1').endsWith('\r\n0\r\n\r\n');
+    return false;
+  }
+}
+
+/**
+ * Send `request` (the whole HTTP/1.1 text, as is) on a fresh socket; read until the answer is
+ * whole or the server closes (workerd keeps a connection open a while after `Connection: close`).
+ */
 export function rawRequest(port: number, request: string | Buffer): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('data', (chunk) => {
+      chunks.push(chunk);
+      if (wholeAnswer(Buffer.concat(chunks))) socket.destroy();
+    });
     socket.on('error', reject);
     socket.setTimeout(10_000, () => socket.destroy(new Error('raw request: no answer within 10 s')));
     socket.on('close', () => {

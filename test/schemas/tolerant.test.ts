@@ -82,6 +82,38 @@ describe('a task answer with odd field types', () => {
   });
 });
 
+describe('times in another unit (one reading: schemas/time.ts)', () => {
+  it('ms, µs, ns and decimal strings read as epoch seconds (ms were kept as sent: year 58877 for a reader of seconds), said once', async () => {
+    const { client, warnings } = setup({
+      task: (task) => ({ ...task, created_at: CREATED_S * 1000, completed_at: String(CREATED_S * 1e6) }),
+      submission: (body) => ({ ...body, created_at: CREATED_S * 1e9 }),
+    });
+    const pending = client.images.generate({ model: 'omni-image', prompt: 'a fox' });
+    expect((await pending).created_at).toBeCloseTo(CREATED_S, 3);
+    const waiting = pending.wait({ timeout: 60_000 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    const task = await waiting;
+    expect(task.created_at).toBe(CREATED_S);
+    expect(task.completed_at).toBeCloseTo(CREATED_S, 6);
+    expect(rawAnswer(task)).toMatchObject({ created_at: CREATED_S * 1000 });
+    // Said once per field and kind: the submission's ns said it for the task's ms too.
+    expect(warnings).toContainEqual(expect.stringContaining(`created_at was ${CREATED_S * 1e9}: read as ${CREATED_S}`));
+    expect(warnings).toContainEqual(expect.stringContaining(`completed_at was "${CREATED_S * 1e6}": read as`));
+    expectTypedTruthfully(task);
+  });
+
+  it('a number that is no time (past 10^20) is left out; seconds are kept as sent, without a warning', async () => {
+    const { client, warnings } = setup({ task: (task) => ({ ...task, created_at: 1e21, completed_at: 1_800_000_000 }) });
+    const waiting = client.images.generate({ model: 'omni-image', prompt: 'a fox' }).wait({ timeout: 60_000 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    const task = await waiting;
+    expect(task).not.toHaveProperty('created_at');
+    expect(task.completed_at).toBe(1_800_000_000);
+    expect(warnings.some((w) => w.includes('created_at') && w.includes('left out'))).toBe(true);
+    expect(warnings.some((w) => w.includes('completed_at'))).toBe(false);
+  });
+});
+
 describe('a submission answer with odd field types', () => {
   it('a 202 with an ISO created_at resolves with the task id (was an APIError without it, and no journal entry)', async () => {
     const { client } = setup({ submission: (body) => ({ ...body, created_at: CREATED_ISO, normalized_model: ['x'], status: 3 }) });

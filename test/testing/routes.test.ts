@@ -236,7 +236,7 @@ describe('uploads (4.2, 4.5)', () => {
     expect(await response.json()).toMatchObject({ content_type: type, width, height });
   });
 
-  it('refuses a GIF, an empty file, a missing file, two files, and more than 25 MB', async () => {
+  it('refuses a GIF, an empty file, a missing file, two files, a text field; 413 past 25 MiB', async () => {
     fresh();
     await expect400(await upload(mock, 'images', fixture('tiny.gif')), 'file', /PNG, JPEG, WebP \(found GIF\)/);
     await expect400(await upload(mock, 'images', new Uint8Array()), 'file', /empty/);
@@ -244,11 +244,16 @@ describe('uploads (4.2, 4.5)', () => {
     await expect400(
       await upload(mock, 'images', photo(), { extra: (form) => form.append('file', new File([photo()], 'b.png')) }),
       'file',
-      /one image per upload/,
+      /more than one part: an upload is one file/,
     );
+    await expect400(await upload(mock, 'images', undefined, { extra: (form) => form.append('file', 'text') }), 'file', /no filename: it is not a file/);
     const big = new Uint8Array(25 * 1024 * 1024 + 1);
     big.set(photo().subarray(0, 64));
-    await expect400(await upload(mock, 'images', big), 'file', /at most 25 MB/);
+    const response = await upload(mock, 'images', big);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({
+      error: { code: 'too_large', param: 'file', message: expect.stringMatching(/^file must be at most 25 MiB \(26,214,400 bytes\); the upload passed it/) },
+    });
     expect(mock.uploads()).toEqual([]);
   });
 

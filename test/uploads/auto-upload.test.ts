@@ -186,6 +186,15 @@ describe('expiry', () => {
     expect(seen.submissions).toEqual([]);
   });
 
+  it('an upload record whose expires_at is in ms is refused once it passed (was sent: ms read as seconds is millennia ahead)', async () => {
+    const seen = service();
+    const expired: ImageUpload = { url: 'https://files.example/old.png', expires_at: Date.now() - 1000 };
+    await expect(client.images.edit({ model: 'm', prompt: 'p', image: expired })).rejects.toThrow(
+      new RegExp(`image: the upload expired at ${new Date(Date.now() - 1000).toISOString().slice(0, 16)}`),
+    );
+    expect(seen.submissions).toEqual([]);
+  });
+
   it('a record that expires later is accepted', async () => {
     const seen = service();
     await client.images.edit({ model: 'm', prompt: 'p', image: { url: 'https://files.example/ok.png', expires_at: future } });

@@ -156,3 +156,39 @@ describe('upload cache', () => {
     expect(counter.videos).toBe(1);
   });
 });
+
+describe('upload cache: the service’s time units (one reading, schemas/time.ts)', () => {
+  it('expires_at in ms: the record is reused until it expires, then uploaded again (was valid for millennia: ms read as seconds)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+    let uploads = 0;
+    server.use(
+      http.post(`${BASE_URL}/v1/uploads/images`, async ({ request }) => {
+        await request.formData();
+        return HttpResponse.json({ url: `https://files.example/${++uploads}.png`, created_at: Date.now(), expires_at: Date.now() + 24 * HOUR });
+      }),
+    );
+    const client = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, uploadCache: true, logLevel: 'off' });
+    await client.uploads.image(png.bytes);
+    vi.setSystemTime(Date.now() + 12 * HOUR);
+    expect((await client.uploads.image(png.bytes)).url).toBe('https://files.example/1.png');
+    vi.setSystemTime(Date.now() + 13 * HOUR); // 25 h after the upload: expired
+    expect((await client.uploads.image(png.bytes)).url).toBe('https://files.example/2.png');
+    expect(uploads).toBe(2);
+  });
+
+  it('a record in the store whose expires_at (ms, ISO) has passed is not handed out', async () => {
+    const counter = uploadsCounter();
+    const hourAgo = Date.now() - HOUR;
+    for (const expires_at of [hourAgo, new Date(hourAgo).toISOString()]) {
+      const store: UploadCacheStore = {
+        get: async () => ({ url: 'https://files.example/stale.png', expires_at }) as unknown as CachedUpload,
+        set: async () => undefined,
+        delete: async () => undefined,
+      };
+      const client = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, uploadCache: { store } });
+      expect((await client.uploads.image(png.bytes)).url).not.toBe('https://files.example/stale.png');
+    }
+    expect(counter.images).toBe(2);
+  });
+});

@@ -1,7 +1,9 @@
 /**
  * A streaming reader of the one form an upload is: a single part named `file`, as a browser's
  * `FormData` (or the SDK's own framing) writes it. It reads the part's headers, then hands the
- * file's bytes on as they come, never holding more than a read's worth plus a boundary's.
+ * file's bytes on as they come, never holding more than a read's worth plus a boundary's. The
+ * proxy reads a page's uploads with it, the mock service the uploads it is sent; each says how
+ * a malformed form is refused (`malformed`).
  *
  * Why our own: the readers that take web streams buffer every part whole (@remix-run/
  * multipart-parser keeps a part's bytes in an array until it ends: 50 MiB for a video), and
@@ -10,15 +12,17 @@
  * `filename*`, an unknown part header, bytes after the closing boundary, a body cut short) is
  * refused rather than read one way by us and another by the service.
  */
-import { ProxyRefusal } from './answers.ts';
+import type { ChunkSource } from '../internal/chunks.ts';
 
 /** Part headers larger than this are not a browser's: 8 KiB. */
 const MAX_PART_HEADERS = 8 * 1024;
+/** Room for the form's framing around the file in a declared Content-Length: 64 KiB. */
+export const FRAMING_ALLOWANCE = 64 * 1024;
 const CRLF = new Uint8Array([13, 10]);
 const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
 
-/** Reads the page's body: the next chunk, or `undefined` at its end. */
-export type ChunkSource = () => Promise<Uint8Array | undefined>;
+/** What a malformed form is refused with, from its description (thrown as it is). */
+export type MultipartRefusal = (message: string) => unknown;
 
 /** The file part: its name as sent, and its bytes, read on demand. */
 export interface FilePart {
@@ -26,8 +30,6 @@ export interface FilePart {
   /** The next bytes of the file, or `undefined` once the form has ended properly (one part, closed). */
   next: ChunkSource;
 }
-
-const malformed = (message: string) => new ProxyRefusal(400, 'invalid_upload', message, { issues: [{ path: 'file', message }] });
 
 /** The boundary of a `multipart/form-data` content type, or `undefined` when the type is not exactly that. */
 export function boundaryOf(contentType: string | null): string | undefined {
@@ -56,7 +58,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** The part's headers, checked: a `form-data` disposition named `file` with a filename; nothing else but a content type. */
-function partFilename(block: string): string {
+function partFilename(block: string, malformed: MultipartRefusal): string {
   let disposition: string | undefined;
   for (const line of block.split('\r\n')) {
     // Trimmed after the match: a lazy `(.*?)[ \t]*$` is quadratic in a run of blanks.
@@ -83,9 +85,9 @@ function partFilename(block: string): string {
 /**
  * Read the form's opening boundary and the part's headers (at most 8 KiB of them), and return
  * the file part, whose `next()` gives its bytes as they arrive and checks, at its end, that the
- * form closes right after it.
+ * form closes right after it. Anything malformed throws what `malformed(description)` returns.
  */
-export async function readFilePart(read: ChunkSource, boundary: string): Promise<FilePart> {
+export async function readFilePart(read: ChunkSource, boundary: string, malformed: MultipartRefusal): Promise<FilePart> {
   const encoder = new TextEncoder();
   const opening = encoder.encode(`--${boundary}\r\n`);
   // The file's end: CRLF, then the boundary; then "--" closes the form (anything else is another part).
@@ -101,7 +103,11 @@ export async function readFilePart(read: ChunkSource, boundary: string): Promise
   };
 
   while (buffer.length < opening.length && (await more()));
-  if (indexOf(buffer.subarray(0, opening.length), opening) !== 0) throw malformed('the body does not start with the form\u2019s boundary');
+  if (indexOf(buffer.subarray(0, opening.length), opening) !== 0) {
+    // `--boundary--`: a FormData with no field at all.
+    const empty = indexOf(buffer.subarray(0, opening.length), encoder.encode(`--${boundary}--`)) === 0;
+    throw malformed(empty ? 'the form holds no field: a field named file is required' : 'the body does not start with the form\u2019s boundary');
+  }
   let headersEnd: number;
   const tooLarge = () => malformed('the part\u2019s headers are larger than 8 KiB');
   while ((headersEnd = indexOf(buffer, HEADERS_END, opening.length)) === -1) {
@@ -110,7 +116,7 @@ export async function readFilePart(read: ChunkSource, boundary: string): Promise
   }
   // Also when one read brought them all (a socket read is up to 64 KiB; a parsed body, whole).
   if (headersEnd - opening.length > MAX_PART_HEADERS) throw tooLarge();
-  const filename = partFilename(new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(opening.length, headersEnd)));
+  const filename = partFilename(new TextDecoder('utf-8', { fatal: false }).decode(buffer.subarray(opening.length, headersEnd)), malformed);
   buffer = buffer.subarray(headersEnd + HEADERS_END.length);
 
   let done = false;

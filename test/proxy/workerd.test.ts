@@ -1,0 +1,108 @@
+// The Cloudflare Workers recipe (examples/proxy-cloudflare/worker.ts) in workerd, through
+// Miniflare: a page's client (`proxyURL`, no key) generates, uploads, edits and makes a video
+// through it, in front of the mock service that accepts only the Worker's key; a 30 MiB upload
+// is a 413 and the upstream request is aborted, never ended cleanly. From the packed tarball
+// too: test/package/run.sh runs this file with OMNIMEDIA_WORKERD_FROM (see workerd.ts).
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OmniMedia } from 'omnimedia';
+import { startMockServer, type MockServer } from 'omnimedia/testing';
+import { mediaBytes } from '../helpers/media-bytes.ts';
+import { KEY_FORMS, startRecorder } from './helpers.ts';
+import { recipeWorker, startWorker, type RunningWorker } from './workerd.ts';
+
+const KEY = `sk-workerd/${randomBytes(12).toString('hex')}`;
+const SESSION = randomBytes(12).toString('hex');
+const WAIT = { initialDelay: 0, interval: 50, maxInterval: 200, timeout: 20_000 };
+const MiB = 1024 * 1024;
+
+let script: string;
+beforeAll(async () => {
+  script = await recipeWorker();
+}, 30_000);
+
+describe('the Workers recipe in workerd, in front of the mock service', () => {
+  let mock: MockServer;
+  let worker: RunningWorker;
+  let page: OmniMedia;
+  /** Every answer the page got, searched for the key at the end. */
+  const seen: string[] = [];
+  beforeAll(async () => {
+    mock = await startMockServer({ apiKeys: [KEY], durations: { pending: 50, image: 150, imageEdit: 150, video: 250, videoEdit: 250 } });
+    worker = await startWorker(script, { OMNIMEDIA_API_KEY: KEY, OMNIMEDIA_BASE_URL: mock.url, DEMO_SESSION: SESSION });
+    page = new OmniMedia({
+      proxyURL: `${worker.url}/api/omnimedia`,
+      defaultHeaders: { cookie: `session=${SESSION}` },
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        seen.push(`${response.status} ${JSON.stringify([...response.headers])} ${await response.clone().text()}`);
+        return response;
+      },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await worker?.close();
+    await mock?.close();
+  });
+
+  it('generates an image', async () => {
+    const task = await page.images.generate({ model: 'omni-image', prompt: 'a lighthouse' }).wait(WAIT);
+    expect(task.status).toBe('completed');
+  });
+
+  it('uploads a file, edits it, and makes a video from a File', async () => {
+    const upload = await page.uploads.image(new File([mediaBytes('png', 200 * 1024)], 'photo.png', { type: 'image/png' }));
+    expect(upload.url).toMatch(/^http/);
+    const edit = await page.images.edit({ model: 'omni-image', prompt: 'at night', image: upload }).wait(WAIT);
+    expect(edit.status).toBe('completed');
+    const video = await page.videos.generate({ prompt: 'it moves', images: [new File([mediaBytes('png', 4096)], 'a.png', { type: 'image/png' })], seconds: 4 }).wait(WAIT);
+    expect(video.status).toBe('completed');
+    expect(mock.mock.requests.filter((r) => r.path === '/v1/uploads/images')).toHaveLength(2);
+  });
+
+  it('the key reached no answer, and no log line', () => {
+    expect(seen.length).toBeGreaterThan(5);
+    expect(seen.filter((text) => [KEY, ...KEY_FORMS].some((form) => text.includes(form)))).toEqual([]);
+    expect(worker.logs.filter((line) => line.includes(KEY))).toEqual([]);
+  });
+});
+
+describe('a 30 MiB upload through the Worker', () => {
+  let upstream: Awaited<ReturnType<typeof startRecorder>>;
+  let worker: RunningWorker;
+  beforeAll(async () => {
+    upstream = await startRecorder((_request, res) => void res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"the multipart body could not be read"}}'));
+    worker = await startWorker(script, { OMNIMEDIA_API_KEY: KEY, OMNIMEDIA_BASE_URL: upstream.url, DEMO_SESSION: SESSION });
+  }, 30_000);
+  afterAll(async () => {
+    await worker?.close();
+    await upstream?.close();
+  });
+
+  const form = (size: number) =>
+    Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n'), mediaBytes('png', size), Buffer.from('\r\n--b--\r\n')]);
+  const headers = { cookie: `session=${SESSION}`, 'content-type': 'multipart/form-data; boundary=b' };
+
+  it.each([
+    ['streamed, no Content-Length', true],
+    ['with its Content-Length', false],
+  ])('%s: a 413 that the client reads, and the upstream request aborted, never completed', async (_name, streamed) => {
+    upstream.requests.length = 0;
+    const bytes = form(30 * MiB);
+    const body = streamed
+      ? new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 256 * 1024) controller.enqueue(bytes.subarray(at, at + 256 * 1024));
+            controller.close();
+          },
+        })
+      : bytes;
+    const answer = await fetch(`${worker.url}/api/omnimedia/v1/uploads/images`, { method: 'POST', headers, body, ...(streamed ? { duplex: 'half' } : {}) } as RequestInit);
+    expect(answer.status, await answer.clone().text()).toBe(413);
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('too_large');
+    // Declared too large: nothing was sent at all. Streamed: the upstream request was cut off.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(upstream.requests.filter((r) => r.complete)).toEqual([]);
+    expect(worker.logs.join('\n')).not.toMatch(/#<|\[object /);
+  });
+});
