@@ -1,15 +1,8 @@
 import { BoundedMap } from '../internal/bounded-map.ts';
 
-/**
- * The query parameter of `callback_url` that carries the token.
- *
- * @example
- * ```ts
- * const url = new URL(request.url);
- * console.log(url.searchParams.has(CALLBACK_TOKEN_PARAM)); // true for a URL made with a callbackSecret
- * ```
- */
-export const CALLBACK_TOKEN_PARAM = 'omnimedia_token';
+import { CALLBACK_TOKEN_PARAM } from '../internal/redact.ts';
+
+export { CALLBACK_TOKEN_PARAM };
 
 /** Labels of the two token forms (HMAC messages), so a token of one form never passes as the other. */
 const LEGACY_LABEL = 'omnimedia callback token v1';
@@ -70,10 +63,15 @@ export class CallbackTokens {
   /** The proofs of the tokens made here lately, by nonce: their deliveries are checked without crypto. */
   readonly #made = new BoundedMap<string, string>(MADE_KEPT);
 
-  /** `secrets`: checked by `resolveClientOptions`, the newest first. */
-  constructor(secrets: string | readonly string[]) {
+  /**
+   * `secrets`: checked by `resolveClientOptions`, the newest first. `learn`: told each token of
+   * the first form once derived (the client's redactor: one per secret). A per-submission token
+   * only ever travels as the `omnimedia_token` parameter, which the redactor hides by name.
+   */
+  constructor(secrets: string | readonly string[], learn?: (token: string) => void) {
     this.#keys = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(macKey));
     this.#legacy = this.#keys.then((keys) => Promise.all(keys.map((key) => mac(key, LEGACY_LABEL))));
+    if (learn) void this.#legacy.then((tokens) => tokens.forEach(learn), () => {});
     this.#next = this.#make();
     // Surfaced by the first use; not an unhandled rejection at construction.
     this.#legacy.catch(() => {});
