@@ -244,7 +244,7 @@ describe('every port under faults: a result or an OmniMediaError, within the dea
           rateLimit: { submissions: { limit: 100, windowMs: 60_000 } },
           coordination: { rateLimits: faulty(new MemoryRateLimits(), { take: how.take }) } as never,
         } as never);
-        const request = new Request('https://app.test/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://app.test' }, body: '{"model":"m","prompt":"p"}' });
+        const request = new Request('https://app.test/v1/images/generations', { method: 'POST', headers: { 'content-type': 'application/json', origin: 'https://app.test', host: 'app.test' }, body: '{"model":"m","prompt":"p"}' });
         const answered = await outcome(() => proxy.handler(request), 6_500);
         expect(answered).toEqual({ value: expect.any(Response) });
         const response = (answered as { value: Response }).value;
