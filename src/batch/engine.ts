@@ -10,6 +10,7 @@ import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { BatchOptions } from '../options.ts';
 import type { BatchResult } from '../schemas/batch.ts';
 import { SubmissionLimit } from './concurrency.ts';
+import { boundedJournal } from './journal-boundary.ts';
 import { finish, submitJob, waitJob, type RunContext } from './job-run.ts';
 import { mapReferences, placeholderFor, readJob, type JobReading, type ReadJob } from './jobs.ts';
 import { directoryOf, openFileJournal, readJsonLines, resolvePath } from './node-files.ts';
@@ -117,7 +118,8 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
     if (issues.length > 0) throw new ValidationError(issues, 'batch jobs');
   }
 
-  const journal: BatchJournal = typeof settings.journal === 'string' ? await openFileJournal(settings.journal) : (settings.journal ?? new MemoryBatchJournal());
+  const given: BatchJournal = typeof settings.journal === 'string' ? await openFileJournal(settings.journal) : (settings.journal ?? new MemoryBatchJournal());
+  const journal = boundedJournal(given, settings.signal);
   const stop = new AbortController();
   const onAbort = () => stop.abort(settings.signal?.reason);
   settings.signal?.addEventListener('abort', onAbort, { once: true });
@@ -203,7 +205,7 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
     // Submissions on the wire are answered and journaled before the batch lets go.
     while (running.size > 0) await Promise.all([...running]);
     await delivered;
-    if (typeof settings.journal === 'string') await journal.close?.();
+    if (typeof settings.journal === 'string') await journal.close();
   }
 }
 

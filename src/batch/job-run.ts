@@ -10,7 +10,7 @@
  * would leave the same `sending` entry and a job reported `unknown` that surely was not taken:
  * the batch does those retries itself, writing `unsent` after each refusal.
  */
-import type { BatchJournal, BatchJournalEntry } from '../coordination/batch-journal.ts';
+import type { BatchJournalEntry } from '../coordination/batch-journal.ts';
 import {
   APIError,
   AuthenticationError,
@@ -27,6 +27,7 @@ import type { BatchOperation, BatchResult } from '../schemas/batch.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { isRetryable, transientDelay } from '../transport/retry-policy.ts';
 import type { Slot } from './concurrency.ts';
+import type { BoundedJournal } from './journal-boundary.ts';
 import { mapReferences, type ReadJob } from './jobs.ts';
 import type { BatchPorts } from './ports.ts';
 import { isFinal, jobLine, taskLine } from './results.ts';
@@ -38,7 +39,8 @@ const JOURNAL_TRIES = 3;
 /** What the jobs of one run share. */
 export interface RunContext {
   ports: BatchPorts;
-  journal: BatchJournal;
+  /** The caller's journal behind the port boundary. */
+  journal: BoundedJournal;
   settings: BatchSettings;
   /** Aborted when the batch stops: the caller's abort, a fatal error, or the caller leaving the loop. */
   stop: AbortSignal;

@@ -4,7 +4,8 @@
  */
 import type { BatchJournal, BatchJournalEntry } from '../coordination/batch-journal.ts';
 import { OmniMediaError, ValidationError } from '../errors.ts';
-import { raceTimer } from '../internal/race-timer.ts';
+import { errorText } from '../internal/error-text.ts';
+import { callPort, PortTimeout, type PortCall } from '../internal/port-call.ts';
 import { DEFAULT_REDIS_PREFIX } from '../options.ts';
 import { driverOf, storedJson, type RedisClientLike, type RedisDriver } from './driver.ts';
 
@@ -51,7 +52,7 @@ class RedisBatchJournal implements BatchJournal {
     let cursor = '0';
     do {
       const args = ['HSCAN', this.#key, cursor, 'COUNT', String(PAGE)];
-      const [next, items] = (await this.#run(() => this.#driver.command(args))) as [unknown, string[]];
+      const [next, items] = (await callPort(() => this.#driver.command(args), this.#bounds('HSCAN'))) as [unknown, string[]];
       cursor = String(next);
       for (let i = 1; i < items.length; i += 2) {
         const entry = storedJson<Partial<BatchJournalEntry>>(items[i]);
@@ -66,22 +67,20 @@ class RedisBatchJournal implements BatchJournal {
     // On a cluster with replicas an entry is written once a replica has it too: a failover
     // right after loses no `sending` entry (whose loss would let a resume submit the job
     // again). A master without replicas answers WAIT with 0: then plain writes.
-    if (!this.#replicas) return void (await this.#run(() => this.#driver.command(args), args[0]));
-    const [, replicas] = (await this.#run(() => this.#driver.replicated(args, 1, REPLICA_WAIT_MS), args[0])) as [unknown, number];
+    if (!this.#replicas) return void (await callPort(() => this.#driver.command(args), this.#bounds('HSET')));
+    const [, replicas] = (await callPort(() => this.#driver.replicated(args, 1, REPLICA_WAIT_MS), this.#bounds('HSET'))) as [unknown, number];
     if (replicas === 0) this.#replicas = false;
   }
 
-  /** One command within the time limit; an `OmniMediaError` when Redis cannot answer (the batch stops submitting). */
-  async #run(send: () => Promise<unknown>, what = 'HSCAN'): Promise<unknown> {
-    const timeout = () => {
-      throw new OmniMediaError(`batch journal: Redis did not answer ${what} within ${this.#timeoutMs} ms`);
+  /** One command through the port boundary, within the time limit; an `OmniMediaError` when Redis cannot answer (the batch stops submitting). */
+  #bounds(what: string): PortCall<unknown, never> {
+    return {
+      timeoutMs: this.#timeoutMs,
+      fallback: (why) => {
+        if (why instanceof PortTimeout) throw new OmniMediaError(`batch journal: Redis did not answer ${what} within ${this.#timeoutMs} ms`);
+        throw new OmniMediaError(`batch journal: Redis failed ${what} (${errorText(why)})`, { cause: why });
+      },
     };
-    try {
-      return await raceTimer(send(), this.#timeoutMs, timeout);
-    } catch (error) {
-      if (error instanceof OmniMediaError) throw error;
-      throw new OmniMediaError(`batch journal: Redis failed ${what} (${(error as Error)?.message ?? String(error)})`, { cause: error });
-    }
   }
 }
 

@@ -1,5 +1,7 @@
 import { MemoryTaskEvents } from '../coordination/memory.ts';
-import type { Coordination } from '../coordination/ports.ts';
+import type { Coordination, PollBudget } from '../coordination/ports.ts';
+import { callPort, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
+import { isThenable } from '../internal/thenable.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { Telemetry } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
@@ -22,14 +24,20 @@ export function waitPorts(
   shared: Partial<Coordination>,
   telemetry: Telemetry | undefined,
 ): WaitPorts & { scheduler: PollScheduler } {
+  // A coordination whose budget() fails (or is not one) leaves this client a budget of its own.
+  const budget = callPort(() => shared.budget?.(maxPollsPerSecond), { timeoutMs: PORT_TIMEOUT_MS, accept: isBudget, fallback: () => undefined });
   return {
     retrieve: (taskId, signal, span, what) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span, what),
-    scheduler: new PollScheduler(shared.budget?.(maxPollsPerSecond) ?? maxPollsPerSecond),
+    scheduler: new PollScheduler(budget && !isThenable(budget) ? budget : maxPollsPerSecond, logger),
     events: shared.events ?? new MemoryTaskEvents(),
-    durations: new TaskDurations(shared.durations),
+    durations: new TaskDurations(shared.durations, logger),
     journal: shared.journal,
     leases: shared.leases,
     logger,
     telemetry,
   };
+}
+
+function isBudget(budget: unknown): boolean {
+  return budget === undefined || (typeof (budget as Partial<PollBudget> | null)?.take === 'function' && Number.isFinite((budget as PollBudget).maxPerSecond));
 }

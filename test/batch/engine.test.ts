@@ -2,7 +2,7 @@
 // fake time. Every job once, submissions journaled before they are sent, 429/503 storms,
 // refusals, unknowns, invalid jobs, abort and resume.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InsufficientBalanceError, OmniMedia, ValidationError } from 'omnimedia';
+import { InsufficientBalanceError, OmniMedia, OmniMediaError, ValidationError } from 'omnimedia';
 import { MemoryBatchJournal, type BatchJournal, type BatchJournalEntry } from 'omnimedia/coordination';
 import type { BatchJob, BatchOptions, BatchResult } from 'omnimedia/resources';
 import { createMockService, type MockService } from 'omnimedia/testing';
@@ -299,5 +299,27 @@ describe('client.batch()', () => {
     const invalid = lines.find((l) => l.status === 'invalid');
     expect(invalid?.error?.issues?.[0]).toMatchObject({ path: 'params.prompt' });
     expect(invalid?.error?.issues?.[0]?.message).toContain('no prompt today');
+  });
+
+  it('a journal that never answers, throws synchronously or reads back what is not a list: the batch ends with an OmniMediaError, nothing sent unjournaled', async () => {
+    const hanging: BatchJournal = { read: () => [], write: () => new Promise<void>(() => {}) };
+    const stuck = await run([image('a')], { journal: hanging, concurrency: 1 });
+    expect(stuck.error).toBeInstanceOf(OmniMediaError);
+    expect((stuck.error as Error).message).toMatch(/journal.*job a.*no answer within 30000 ms/);
+    expect(posts()).toHaveLength(0);
+
+    const throwing: BatchJournal = {
+      read: () => [],
+      write: () => {
+        throw new Error('disk on fire');
+      },
+    };
+    const thrown = await run([image('b')], { journal: throwing });
+    expect(thrown.error).toBeInstanceOf(OmniMediaError);
+    expect((thrown.error as Error).message).toContain('disk on fire');
+
+    const odd = await run([image('c')], { journal: { read: () => 'not entries' as never, write: () => {} } });
+    expect(odd.error).toBeInstanceOf(OmniMediaError);
+    expect(posts()).toHaveLength(0);
   });
 });
