@@ -79,7 +79,7 @@ export async function isFile(file: string): Promise<boolean> {
  * jobs: with 64 submissions in flight, a sync per entry was the bottleneck). A line cut short by
  * a crash is dropped on opening.
  */
-export class FileBatchJournal implements BatchJournal {
+class FileBatchJournal implements BatchJournal {
   readonly #handle: import('node:fs/promises').FileHandle;
   readonly #entries: Map<string, BatchJournalEntry>;
   #queue: { text: string; done: () => void; failed: (error: unknown) => void }[] = [];

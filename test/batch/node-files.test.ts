@@ -4,7 +4,7 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileBatchJournal, readJsonLines } from '../../src/batch/node-files.ts';
+import { openFileJournal, readJsonLines } from '../../src/batch/node-files.ts';
 
 let dir: string;
 beforeEach(async () => void (dir = await mkdtemp(join(tmpdir(), 'omnimedia-batch-'))));
@@ -36,29 +36,29 @@ describe('readJsonLines', () => {
   });
 });
 
-describe('FileBatchJournal', () => {
+describe('the journal file (openFileJournal)', () => {
   it('reads back the last entry of each job after a reopen; many writes at once all reach the file', async () => {
     const file = join(dir, 'out', 'journal.jsonl');
-    const journal = await FileBatchJournal.open(file);
+    const journal = await openFileJournal(file);
     await Promise.all(Array.from({ length: 50 }, (_, i) => journal.write({ id: `j${i}`, state: 'sending', at: i })));
     await journal.write({ id: 'j1', state: 'submitted', at: 99, task_id: 'task_1' });
-    await journal.close();
+    await journal.close?.();
     expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(51);
-    const again = await FileBatchJournal.open(file);
-    const entries = again.read();
+    const again = await openFileJournal(file);
+    const entries = await again.read();
     expect(entries).toHaveLength(50);
     expect(entries.find((e) => e.id === 'j1')).toEqual({ id: 'j1', state: 'submitted', at: 99, task_id: 'task_1' });
-    await again.close();
+    await again.close?.();
   });
 
   it('drops a last line a crash cut short, and appends after it on a line of its own', async () => {
     const file = join(dir, 'journal.jsonl');
     await writeFile(file, `${JSON.stringify({ id: 'a', state: 'submitted', at: 1, task_id: 't' })}\n`);
     await appendFile(file, '{"id":"b","state":"sen');
-    const journal = await FileBatchJournal.open(file);
-    expect(journal.read().map((e) => e.id)).toEqual(['a']);
+    const journal = await openFileJournal(file);
+    expect((await journal.read()).map((e) => e.id)).toEqual(['a']);
     await journal.write({ id: 'c', state: 'sending', at: 2 });
-    await journal.close();
+    await journal.close?.();
     const lines = (await readFile(file, 'utf8')).split('\n');
     expect(lines.map((l) => (l ? (JSON.parse(l) as { id: string }).id : ''))).toEqual(['a', 'c', '']);
   });
