@@ -43,7 +43,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
   // rules, sniffing and framing, the SDK's schemas; the rate limits behind a coordination port).
-  proxy: ['uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  // Its event streams watch tasks with the client's own wait (waiting/).
+  proxy: ['uploads', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/otel: the Telemetry port on @opentelemetry/api (its option checker from option-checks).
   otel: ['telemetry', 'option-checks', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.

@@ -127,6 +127,7 @@ class RedisCoordination implements Coordination {
       instanceId,
       channel: this.#keys.shared('events'),
       resultKey: (taskId) => this.#keys.own(`result:${taskId}`),
+      progressKey: (taskId) => this.#keys.own(`progress:${taskId}`),
       onReleased: (taskId) => this.leases.forget(taskId),
     });
     this.durations = new RedisDurations({ command, fire, outage, key: (kind) => this.#keys.own(`durations:${kind}`) });

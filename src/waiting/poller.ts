@@ -150,8 +150,12 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
         const release = await scheduler.querySlot(nextAt, stop.signal);
         try {
           polls++;
-          task = await target.retrieve(stop.signal, span);
-          span?.saw(task);
+          const seen = await target.retrieve(stop.signal, span);
+          span?.saw(seen);
+          // A change of status its own query saw: news for whoever follows the task (a proxy's
+          // event streams, on any instance of a fleet); an end is published once the wait is over.
+          if (!isTerminalStatus(seen.status) && seen.status !== last?.status) settle(() => events.publish(seen));
+          task = seen;
         } finally {
           release();
         }
