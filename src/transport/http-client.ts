@@ -197,6 +197,36 @@ export class HttpClient {
     return this.#config.apiKey;
   }
 
+  /** `true` when the base URL is the app's proxy (`proxyURL`). */
+  get proxied(): boolean {
+    return this.#config.proxied === true;
+  }
+
+  /**
+   * Open an event stream of the API (a proxy's task events, `path` relative to the base URL):
+   * one attempt (the caller reopens), the default headers and the page's cookies, `timeout` until
+   * the answer starts, then `idleTimeout` between reads. Resolves with the response (2xx) and
+   * its body; an error status rejects with its `APIError`, as `request` would.
+   */
+  async stream(
+    path: string,
+    options: { what: string; taskId: string; signal: AbortSignal; headers: Record<string, string>; idleTimeout: number },
+  ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
+    const request: HttpRequest = { method: 'GET', path, auth: false, retry: 'idempotent', what: options.what, taskId: options.taskId };
+    const { timeout } = this.#config;
+    const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no answer within ${timeout} ms`, { taskId: options.taskId }));
+    try {
+      const init = { method: 'GET', headers: { ...this.#headers, ...options.headers }, signal: exchange.signal, credentials: 'same-origin' as const };
+      const response = await exchange.race(send(this.#fetch, `${this.#baseURL()}${path}`, init, undefined));
+      if (!response.ok) throw await this.#errorOf(response, exchange, request);
+      const idleError = () => new APITimeoutError(`${options.what}: the stream was silent for ${options.idleTimeout} ms`, { taskId: options.taskId });
+      return { response, body: guardedBody(response.body, exchange, options.idleTimeout, idleError) };
+    } catch (error) {
+      exchange.close();
+      throw this.#failure(error, request, exchange);
+    }
+  }
+
   /**
    * The base URL requests go to. A relative `proxyURL` (kept relative by a client made where
    * there was no page: a page module the server rendered) resolves against the page at the

@@ -7,6 +7,7 @@ import { TaskDurations } from './durations.ts';
 import type { WaitPorts } from './poller.ts';
 import { retrieveTask } from './retrieve-task.ts';
 import { PollScheduler } from './scheduler.ts';
+import { proxyStreams } from './task-stream.ts';
 
 /**
  * The ports of a client's waits: the task query on `http` (one request per query: the poller
@@ -31,5 +32,7 @@ export function waitPorts(
     leases: shared.leases,
     logger,
     telemetry,
+    // Behind the app's proxy, waits read the task's event stream (the service itself has none).
+    streams: http.proxied ? proxyStreams((path, options) => http.stream(path, options)) : undefined,
   };
 }

@@ -41,7 +41,7 @@ async function listen(server: Server): Promise<Running> {
 /** The proxy behind one of the three servers, mounted at /api/omnimedia. */
 async function startOn(kind: Server3, options: Partial<ProxyOptions> & { upstream: string }): Promise<Running> {
   const { upstream, ...rest } = options;
-  const proxy = createProxy({ apiKey: KEY, baseURL: upstream, basePath: '/api/omnimedia', authorize: byUser, logger: { error() {}, warn() {} }, ...rest });
+  const proxy = createProxy({ apiKey: KEY, baseURL: upstream, basePath: '/api/omnimedia', authorize: byUser, logger: { error() {}, warn() {}, info() {}, debug() {} }, ...rest });
   if (kind === 'node:http') return listen(createServer((req, res) => proxy.nodeHandler(req, res)).listen(0, '127.0.0.1'));
   if (kind === 'express') {
     const app = express();
@@ -62,7 +62,7 @@ interface Heard {
 /** A page's stream: its answer, then each event with its arrival time, and the comments (pings) counted. */
 async function open(url: string, headers: Record<string, string> = {}, signal?: AbortSignal) {
   const started = Date.now();
-  const response = await fetch(url, { headers: { cookie: SESSION, ...headers }, signal });
+  const response = await fetch(url, { headers: { cookie: SESSION, ...headers }, ...(signal ? { signal } : {}) });
   const heard: Heard[] = [];
   let pings = 0;
   let ended = false;
