@@ -58,9 +58,12 @@ const shared: Options = {
     'ai-sdk': 'src/ai-sdk/index.ts',
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
+    react: 'src/react/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api'],
+  // react is an optional peer of omnimedia/react, the app's own copy; that entry reaches the
+  // client by the package's name (omnimedia/tasks), as the AI SDK provider does.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', 'react'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,

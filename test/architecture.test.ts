@@ -58,6 +58,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['option-checks', 'schemas', 'internal'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
+  // omnimedia/react: useTask on the public task client ('omnimedia/tasks' by its package name).
+  react: [],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -143,6 +145,13 @@ describe('architecture', () => {
       );
     });
     expect(valueImports).toEqual([]);
+  });
+
+  it('only omnimedia/react imports react, and it reaches the client by the package’s name', () => {
+    const importers = files.filter((file) => specifiers(file).some((s) => s === 'react' || s.startsWith('react/') || s.startsWith('react-dom')));
+    expect([...new Set(importers.map(layerOf))]).toEqual(['react']);
+    const react = files.filter((file) => layerOf(file) === 'react');
+    expect([...new Set(react.flatMap(specifiers).filter((s) => !s.startsWith('.')))].sort()).toEqual(['omnimedia/tasks', 'react']);
   });
 
   it('errors.ts holds only what the main entry exports: the other entries’ CommonJS builds take it from there', async () => {
