@@ -59,11 +59,14 @@ const shared: Options = {
     resources: 'src/resources/index.ts',
     coordination: 'src/coordination/index.ts',
     react: 'src/react/index.ts',
+    mcp: 'src/mcp/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
-  // react is an optional peer of omnimedia/react, the app's own copy; that entry reaches the
-  // client by the package's name (omnimedia/tasks), as the AI SDK provider does.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', 'react'],
+  // mcp (omnimedia/mcp) takes the client and its errors by the package's name, as ai-sdk does,
+  // and @modelcontextprotocol/sdk (an optional peer, every subpath) is the app's own. react is an
+  // optional peer of omnimedia/react, the app's own copy; that entry reaches the client by the
+  // package's name (omnimedia/tasks), as the AI SDK provider does.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/, 'react'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
@@ -137,7 +140,8 @@ export default defineConfig([
     platform: 'node',
     target: 'node22',
     sourcemap: true,
-    external: ['omnimedia', 'omnimedia/testing'],
+    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs.
+    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', /^@modelcontextprotocol\/sdk(\/|$)/],
     esbuildPlugins: [errorsFromMainEntry],
   },
 ]);

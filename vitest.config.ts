@@ -31,6 +31,7 @@ export default defineConfig({
       'omnimedia/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       'omnimedia/otel': fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)),
       'omnimedia/ai-sdk': fileURLToPath(new URL('./src/ai-sdk/index.ts', import.meta.url)),
+      'omnimedia/mcp': fileURLToPath(new URL('./src/mcp/index.ts', import.meta.url)),
       'omnimedia/redis': fileURLToPath(new URL('./src/redis/index.ts', import.meta.url)),
       'omnimedia/proxy': fileURLToPath(new URL('./src/proxy/index.ts', import.meta.url)),
       'omnimedia/tasks': fileURLToPath(new URL('./src/tasks.ts', import.meta.url)),

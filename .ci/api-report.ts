@@ -21,6 +21,7 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-ai-sdk': 'dist/ai-sdk.d.ts',
   'omnimedia-resources': 'dist/resources.d.ts',
   'omnimedia-coordination': 'dist/coordination.d.ts',
+  'omnimedia-mcp': 'dist/mcp.d.ts',
 };
 
 /**

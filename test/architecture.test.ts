@@ -60,6 +60,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'ai-sdk': [],
   // omnimedia/react: useTask on the public task client ('omnimedia/tasks' by its package name).
   react: [],
+  // omnimedia/mcp: the public client by its package name, and the request rules (their JSON
+  // Schema), the upload rules and the key's redaction, bundled into the entry.
+  mcp: ['schemas', 'uploads', 'internal'],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -129,7 +132,30 @@ describe('architecture', () => {
   it('the CLI imports the library by its package name only', () => {
     const cli = files.filter((file) => layerOf(file) === 'cli');
     const packages = new Set(cli.flatMap(specifiers).filter((s) => s.startsWith('omnimedia')));
-    expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/resources', 'omnimedia/testing']);
+    expect([...packages].sort()).toEqual(['omnimedia', 'omnimedia/mcp', 'omnimedia/resources', 'omnimedia/testing']);
+  });
+
+  it('the MCP server uses the client by its package name; the MCP SDK is loaded by omnimedia/mcp and by the CLI only when `mcp` runs', () => {
+    const mcp = files.filter((file) => layerOf(file) === 'mcp');
+    const packages = new Set(mcp.flatMap(specifiers).filter((s) => !s.startsWith('.') && !s.startsWith('node:')));
+    expect([...packages].sort()).toEqual([
+      '@modelcontextprotocol/sdk/experimental/tasks',
+      '@modelcontextprotocol/sdk/server/mcp.js',
+      '@modelcontextprotocol/sdk/types.js',
+      'omnimedia',
+      'omnimedia/resources',
+      'zod/mini',
+    ]);
+    const importers = files.filter((file) => specifiers(file).some((s) => s.startsWith('@modelcontextprotocol/')));
+    expect([...new Set(importers.map(layerOf))].sort()).toEqual(['cli', 'mcp']);
+    // In the CLI, as values only through import() (the MCP SDK is an optional peer).
+    for (const file of importers.filter((f) => layerOf(f) === 'cli')) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const staticValues = source.statements.filter(
+        (node) => ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && /^(@modelcontextprotocol\/|omnimedia\/mcp)/.test(node.moduleSpecifier.text) && !node.importClause?.isTypeOnly,
+      );
+      expect(staticValues.map((node) => node.getText()), relative(SRC, file)).toEqual([]);
+    }
   });
 
   it('the AI SDK provider uses the client by its package name, and @ai-sdk/provider for types only', () => {

@@ -21,6 +21,7 @@ Commands:
   tasks get         Show a task once
   tasks wait        Wait for a task, with live progress
   mock              Run the mock service locally (no key, no network)
+  mcp               Run an MCP server for AI agents (stdio, or --http)
 
 Every command takes --help, with examples. Submissions take --wait (live progress on
 stderr), --out DIR (download the results) and --json (only JSON on stdout).

@@ -44,6 +44,25 @@ export function redact(text: string, secret: string | undefined): string {
 }
 
 /**
+ * The key as a service's echo may write it: as is, percent-encoded (either case of hex), and in
+ * base64, standard or URL-safe. Inside a longer base64 text (`Bearer <key>`, `user:<key>`) the
+ * key's bytes start at one of three places in a 3-byte group, which gives three runs of
+ * characters that any such text holds: all six are listed.
+ */
+export function keyForms(key: string): string[] {
+  const percent = encodeURIComponent(key);
+  const forms = new Set([key, percent, percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]);
+  const bytes = new TextEncoder().encode(key);
+  for (let offset = 0; offset < 3; offset++) {
+    const whole = bytes.subarray(offset, bytes.length - ((bytes.length - offset) % 3));
+    if (whole.length === 0) continue;
+    const base64 = btoa(String.fromCharCode(...whole));
+    forms.add(base64).add(base64.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...forms];
+}
+
+/**
  * `value` with `secret` removed from every string in it (keys too), for data parsed from a
  * response: redacting the raw text before `JSON.parse` misses a key written with escapes
  * (`\/` for `/`, `\u0041`...), which parsing turns back into the key.

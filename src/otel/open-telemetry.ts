@@ -5,7 +5,7 @@ import { routeOf } from './attributes.ts';
 import { createInstruments, type Instruments } from './metrics.ts';
 import { RequestSpan } from './request-span.ts';
 import { CallSpan, type SpanOwner } from './spans.ts';
-import { VERSION } from './version.ts';
+import { VERSION } from '../internal/version.ts';
 
 /**
  * Options of `openTelemetry()`. Every one is optional.

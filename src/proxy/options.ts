@@ -10,7 +10,7 @@ import { objectOf, OptionProblems, serviceAddressProblem } from '../option-check
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
-import { keyForms } from './upstream.ts';
+import { keyForms } from '../internal/logger.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints, or a task's
@@ -175,7 +175,7 @@ export interface ProxyOptions {
 /** The service a proxy forwards to: its key and base URL. */
 export interface ServiceSettings {
   apiKey: string;
-  /** The key as an echo may write it (upstream.ts `keyForms`). */
+  /** The key as an echo may write it (`keyForms`, internal/logger.ts). */
   keyForms: readonly string[];
   /** Ends in `/`. */
   baseURL: string;

@@ -4,7 +4,7 @@
  * (JSON, at most 1 MiB) passes with the key removed from every string in it, and no other
  * header does (no `Set-Cookie`, no hop-by-hop header, nothing the service echoed).
  */
-import { redact, redactDeep, type LevelledLogger } from '../internal/logger.ts';
+import { keyForms, redact, redactDeep, type LevelledLogger } from '../internal/logger.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { Exchange, readBody } from '../transport/exchange.ts';
@@ -41,24 +41,6 @@ export interface UpstreamAnswer {
 
 const decoder = new TextDecoder();
 
-/**
- * The key as a service's echo may write it: as is, percent-encoded (either case of hex), and in
- * base64, standard or URL-safe. Inside a longer base64 text (`Bearer <key>`, `user:<key>`) the
- * key's bytes start at one of three places in a 3-byte group, which gives three runs of
- * characters that any such text holds: all six are listed.
- */
-export function keyForms(key: string): string[] {
-  const percent = encodeURIComponent(key);
-  const forms = new Set([key, percent, percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]);
-  const bytes = new TextEncoder().encode(key);
-  for (let offset = 0; offset < 3; offset++) {
-    const whole = bytes.subarray(offset, bytes.length - ((bytes.length - offset) % 3));
-    if (whole.length === 0) continue;
-    const base64 = btoa(String.fromCharCode(...whole));
-    forms.add(base64).add(base64.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  return [...forms];
-}
 
 /** `text` without any form of the key. */
 const redactForms = (text: string, forms: readonly string[]) => forms.reduce((out, form) => redact(out, form), text);

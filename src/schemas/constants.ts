@@ -45,6 +45,14 @@ export const VIDEO_RESOLUTIONS = ['720p', '1080p', '4K'] as const;
  */
 export const ASPECT_RATIOS = ['16:9', '9:16'] as const;
 
+// Limits the rules check and the agents' tool schemas state (not exported by an entry).
+
+/** An image request's prompt, at most this many characters (code points). */
+export const MAX_IMAGE_PROMPT_LENGTH = 4000;
+
+/** `n`, the images one request makes: 1 to this many. */
+export const MAX_IMAGES_PER_REQUEST = 4;
+
 /**
  * How many reference images a video generation may carry.
  *

@@ -1,5 +1,7 @@
 import { filled, rule, text, type Rule } from './rules.ts';
 
+export { MAX_IMAGE_PROMPT_LENGTH } from './constants.ts';
+
 /** Length in Unicode code points, which is what a person counts as characters (an emoji is one). */
 export function countCodePoints(text: string): number {
   let count = 0;
@@ -15,17 +17,28 @@ export function countCodePoints(text: string): number {
   return count;
 }
 
-export const MAX_IMAGE_PROMPT_LENGTH = 4000;
+/**
+ * A character `trim()` keeps: the complement of ECMAScript's white space and line terminators
+ * (what `\s` matches in a JSON Schema `pattern`, an ECMA-262 regular expression).
+ */
+const NOT_BLANK = '\\S';
 
-/** A prompt that is not blank; `max` in code points when the spec gives a limit. */
+/**
+ * A prompt that is not blank; `max` in code points when the spec gives a limit (JSON Schema's
+ * `maxLength` counts code points too). Blank is all white space, as `trim()` sees it.
+ */
 export const prompt = (max?: number): Rule<string> =>
-  text('a string', (value) => {
-    if (!value.trim()) return 'must not be empty';
-    const length = countCodePoints(value);
-    if (max !== undefined && length > max)
-      return `must be at most ${max.toLocaleString('en-US')} characters (got ${length.toLocaleString('en-US')})`;
-    return undefined;
-  });
+  text(
+    'a string',
+    (value) => {
+      if (!value.trim()) return 'must not be empty';
+      const length = countCodePoints(value);
+      if (max !== undefined && length > max)
+        return `must be at most ${max.toLocaleString('en-US')} characters (got ${length.toLocaleString('en-US')})`;
+      return undefined;
+    },
+    { pattern: NOT_BLANK, ...(max !== undefined ? { maxLength: max } : {}) },
+  );
 
 export const model: Rule<string> = filled();
 
@@ -42,4 +55,4 @@ export function oneOf(values: readonly (string | number)[]): string {
 
 /** One of `values`, as given. */
 export const enumOf = <const T extends readonly string[]>(values: T): Rule<T[number]> =>
-  rule((value) => (values.includes(value as string) ? undefined : `must be one of ${oneOf(values)}`));
+  rule((value) => (values.includes(value as string) ? undefined : `must be one of ${oneOf(values)}`), undefined, { type: 'string', enum: values });

@@ -9,10 +9,17 @@
  */
 export type ImageSize = 'auto' | `${number}x${number}`;
 
-const MAX_SIDE = 3840;
-const MAX_RATIO = 3;
-const MIN_PIXELS = 655_360;
-const MAX_PIXELS = 8_294_400;
+/** `WIDTHxHEIGHT` as a pattern: what JSON Schema can say of a size (the other rules it cannot). */
+const WXH = '(\\d{1,5})x(\\d{1,5})';
+const WXH_EXACT = new RegExp(`^${WXH}$`);
+/** `auto` or `WIDTHxHEIGHT`, for a JSON Schema `pattern`. */
+export const IMAGE_SIZE_PATTERN = `^(?:auto|${WXH})$`;
+
+/** The limits of a `WIDTHxHEIGHT` size (the agents' tool descriptions state them too). */
+export const MAX_SIDE = 3840;
+export const MAX_RATIO = 3;
+export const MIN_PIXELS = 655_360;
+export const MAX_PIXELS = 8_294_400;
 
 /**
  * The rule a `size` breaks, or `undefined` when the service accepts it: both sides multiples
@@ -26,7 +33,7 @@ const MAX_PIXELS = 8_294_400;
  */
 export function imageSizeProblem(size: string): string | undefined {
   if (size === 'auto') return undefined;
-  const match = /^(\d{1,5})x(\d{1,5})$/.exec(size);
+  const match = WXH_EXACT.exec(size);
   if (!match) return 'must be "auto" or "WIDTHxHEIGHT", e.g. "1024x1024"';
   const width = Number(match[1]);
   const height = Number(match[2]);

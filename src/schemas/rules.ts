@@ -5,6 +5,14 @@
  * browser bundle when the client checked requests with it (see docs/design-notes.md).
  */
 
+/**
+ * What JSON Schema can say of the values a rule accepts (the keywords of draft-07 and 2020-12
+ * alike), for the input schemas of agents' tools (`omnimedia/mcp`). Never stricter than the
+ * rule: every value the rule accepts, the schema accepts; what JSON Schema cannot say (a size's
+ * multiples of 16, images counted across messages) only the rule checks.
+ */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
 /** Where a broken rule is: field names and list indexes, from the value checked down. */
 export type RulePath = readonly (string | number)[];
 
@@ -23,6 +31,8 @@ export interface Rule<T = unknown, I = T> {
   (value: unknown, issues: RuleIssue[], path: RulePath): T;
   /** Type only: what a caller may give. */
   readonly input?: I;
+  /** What JSON Schema can say of the values it accepts (see {@link JsonSchema}); `{}` when nothing. */
+  readonly json?: JsonSchema;
 }
 
 /** A rule that lets `undefined` through (an optional field). */
@@ -54,24 +64,36 @@ export const mustBe = (value: unknown, what: string) => (value === undefined ? '
  * A rule on one value: `problem` names what is wrong with it, or returns nothing. A missing
  * value is "is required" (wrap the rule in `optional` when it is not).
  */
-export function rule<T, I = T>(problem: (value: unknown) => string | undefined, convert?: (value: unknown) => T): Rule<T, I> {
-  return (value, issues, path) => {
+export function rule<T, I = T>(problem: (value: unknown) => string | undefined, convert?: (value: unknown) => T, json: JsonSchema = {}): Rule<T, I> {
+  const check = (value: unknown, issues: RuleIssue[], path: RulePath) => {
     const message = value === undefined ? 'is required' : problem(value);
     if (message) issues.push({ path, message });
     return (convert && !message ? convert(value) : value) as T;
   };
+  return Object.assign(check, { json });
 }
 
+/** `inner` described by `json` as well (what JSON Schema can say of it). */
+export const described = <T, I>(inner: Rule<T, I>, json: JsonSchema): Rule<T, I> => Object.assign((value: unknown, issues: RuleIssue[], path: RulePath) => inner(value, issues, path), { json: { ...inner.json, ...json } });
+
 /** A string (`what` says which kind when it is not one), then `problem` of the string. */
-export const text = (what = 'a string', problem: (value: string) => string | undefined = () => undefined): Rule<string> =>
-  rule((value) => (typeof value === 'string' ? problem(value) : `must be ${what}`));
+export const text = (what = 'a string', problem: (value: string) => string | undefined = () => undefined, json: JsonSchema = {}): Rule<string> =>
+  rule((value) => (typeof value === 'string' ? problem(value) : `must be ${what}`), undefined, { type: 'string', ...json });
 
 /** A string that must not be empty. */
-export const filled = (what?: string): Rule<string> => text(what, (value) => (value ? undefined : 'must not be empty'));
+export const filled = (what?: string): Rule<string> => text(what, (value) => (value ? undefined : 'must not be empty'), { minLength: 1 });
+
+/** A whole number from `min` to `max`. */
+export const integerFrom = (min: number, max: number): Rule<number> =>
+  rule(
+    (value) => (Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? undefined : `must be an integer from ${min} to ${max}`),
+    undefined,
+    { type: 'integer', minimum: min, maximum: max },
+  );
 
 export function optional<T, I>(inner: Rule<T, I>): OptionalRule<T, I> {
   const check = (value: unknown, issues: RuleIssue[], path: RulePath) => (value === undefined ? value : inner(value, issues, path));
-  return Object.assign(check, { optional: inner });
+  return Object.assign(check, { optional: inner, json: inner.json ?? {} });
 }
 
 export function object<S extends Shape>(shape: S, what = 'an object'): ObjectRule<S> {
@@ -87,39 +109,49 @@ export function object<S extends Shape>(shape: S, what = 'an object'): ObjectRul
     }
     return out as ShapeOutput<S>;
   };
-  return Object.assign(check, { shape, what });
+  // Unknown fields pass through (as the rule sends them), so the schema allows them too.
+  const json: JsonSchema = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.json ?? {}])),
+    required: Object.keys(shape).filter((key) => !('optional' in shape[key]!)),
+  };
+  return Object.assign(check, { shape, what, json });
 }
 
 /** A list whose items follow `item`; `what` is said of a value that is not a list. */
 export function list<T>(item: Rule<T, unknown>, what: string, empty?: string): Rule<T[]> {
-  return (value, issues, path) => {
+  const check = (value: unknown, issues: RuleIssue[], path: RulePath) => {
     if (!Array.isArray(value)) issues.push({ path, message: mustBe(value, what) });
     else if (empty && value.length === 0) issues.push({ path, message: empty });
     else return value.map((v, i) => item(v, issues, [...path, i]));
     return value as T[];
   };
+  return Object.assign(check, { json: { type: 'array', items: item.json ?? {}, ...(empty ? { minItems: 1 } : {}) } });
 }
 
 /**
  * One of several forms, told apart by `pick` (a string or a list; a part's `type`), each with
  * its own rule, so a broken rule is named where it is; a value of no form "must be <what>".
+ * `forms` are the rules `pick` chooses from, for the schema (`anyOf`).
  */
-export function either<T>(what: string, pick: (value: unknown) => Rule<T, unknown> | undefined): Rule<T> {
-  return (value, issues, path) => {
+export function either<T>(what: string, pick: (value: unknown) => Rule<T, unknown> | undefined, forms: readonly Rule<unknown, unknown>[]): Rule<T> {
+  const check = (value: unknown, issues: RuleIssue[], path: RulePath) => {
     const form = pick(value);
     if (form) return form(value, issues, path);
     issues.push({ path, message: mustBe(value, what) });
     return value as T;
   };
+  return Object.assign(check, { json: { anyOf: forms.map((form) => form.json ?? {}) } });
 }
 
 /** `inner`, then `problem` of the whole value when `inner` found nothing wrong. */
 export function refine<T, I>(inner: Rule<T, I>, problem: (value: T) => string | undefined): Rule<T, I> {
-  return (value, issues, path) => {
+  const check = (value: unknown, issues: RuleIssue[], path: RulePath) => {
     const before = issues.length;
     const sent = inner(value, issues, path);
     const message = issues.length === before ? problem(sent) : undefined;
     if (message) issues.push({ path, message });
     return sent;
   };
+  return Object.assign(check, { json: inner.json ?? {} });
 }

@@ -1,13 +1,22 @@
 import { ASPECT_RATIOS, MAX_REFERENCE_IMAGES, VIDEO_RESOLUTIONS, VIDEO_SECONDS } from './constants.ts';
 import { callbackUrl, enumOf, model, oneOf, prompt } from './fields.ts';
-import { either, filled, isRecord, list, object, optional, refine, rule, text, type Rule } from './rules.ts';
+import { described, either, filled, isRecord, list, object, optional, refine, rule, text, type Rule } from './rules.ts';
 import type { VideoContentPart, VideoMessage, VideoSeconds } from './videos.ts';
 
-const textPart = object({ text: text() });
-const imagePart = object({ image_url: object({ url: filled('an uploaded image URL') }, 'an object {url}') });
+// A part's form is told by its `type`, which the schema states as a constant.
+const partOf = (type: string, shape: Parameters<typeof object>[0]) => {
+  const part = object(shape);
+  const json = part.json as { properties: object; required: string[] };
+  return described(part, { properties: { type: { const: type }, ...json.properties }, required: ['type', ...json.required] });
+};
+const textPart = partOf('text', { text: text() });
+const imagePart = partOf('image_url', { image_url: object({ url: filled('an uploaded image URL') }, 'an object {url}') });
 const parts = list(
-  either<VideoContentPart>('a {type: "text", text} or {type: "image_url", image_url: {url}} part', (part) =>
-    isRecord(part) ? ((part.type === 'text' ? textPart : part.type === 'image_url' ? imagePart : undefined) as Rule<VideoContentPart> | undefined) : undefined,
+  either<VideoContentPart>(
+    'a {type: "text", text} or {type: "image_url", image_url: {url}} part',
+    (part) =>
+      isRecord(part) ? ((part.type === 'text' ? textPart : part.type === 'image_url' ? imagePart : undefined) as Rule<VideoContentPart> | undefined) : undefined,
+    [textPart, imagePart],
   ),
   'a list',
 );
@@ -16,8 +25,10 @@ const parts = list(
 export const VIDEO_MESSAGE_RULE = object(
   {
     role: text('a string such as "user"') as Rule<VideoMessage['role']>,
-    content: either<string | VideoContentPart[]>('a string or a list of content parts', (value) =>
-      typeof value === 'string' ? text() : Array.isArray(value) ? parts : undefined,
+    content: either<string | VideoContentPart[]>(
+      'a string or a list of content parts',
+      (value) => (typeof value === 'string' ? text() : Array.isArray(value) ? parts : undefined),
+      [text(), parts],
     ),
   },
   'a chat message {role, content}',
@@ -35,8 +46,9 @@ const seconds = rule<(typeof VIDEO_SECONDS)[number], VideoSeconds>(
   (value) =>
     (typeof value === 'number' || typeof value === 'string') && (VIDEO_SECONDS as readonly string[]).includes(String(value))
       ? undefined
-      : `must be one of ${oneOf([4, 6, 8, 10])}`,
+      : `must be one of ${oneOf(VIDEO_SECONDS.map(Number))}`,
   (value) => String(value) as (typeof VIDEO_SECONDS)[number],
+  { enum: [...VIDEO_SECONDS.map(Number), ...VIDEO_SECONDS] },
 );
 
 const videoOptions = {
@@ -53,7 +65,7 @@ export const VIDEO_EDIT_RULE = object({
   model,
   messages,
   input_video: object({ upload_id: filled('a video upload id') }, '{upload_id} from uploads.video'),
-  seconds: optional(rule<never>(() => 'video edits take no seconds: the length follows the source video')),
+  seconds: optional(rule<never>(() => 'video edits take no seconds: the length follows the source video', undefined, { not: {} })),
   ...videoOptions,
 });
 

@@ -7,7 +7,7 @@ import { OmniMedia, ValidationError } from 'omnimedia';
 import type { Telemetry } from 'omnimedia/otel';
 import { openTelemetry, type OpenTelemetryOptions } from 'omnimedia/otel';
 import { TasksClient } from 'omnimedia/tasks';
-import { VERSION } from '../../src/otel/version.ts';
+import { VERSION } from '../../src/internal/version.ts';
 
 const issuesOf = (fn: () => unknown): { path: string; message: string }[] => {
   try {

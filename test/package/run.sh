@@ -7,7 +7,8 @@
 #   headless Chromium (Debian's package, driven by playwright-core; the browser apps guide's
 #   dev-server recipe too),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
-#   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), and one
+#   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), omnimedia/mcp
+#   and `omnimedia mcp` with @modelcontextprotocol/sdk (ESM, CJS, the installed bin), and one
 #   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
 #   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
 #   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
@@ -79,8 +80,10 @@ extra=()
 [ "$denobun" = 1 ] && extra+=("deno@$DENO_VERSION" "bun@$BUN_VERSION")
 # `ai` (and through it @ai-sdk/provider, our optional peer) for omnimedia/ai-sdk, at the major the repo tests.
 AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
+# @modelcontextprotocol/sdk for omnimedia/mcp and `omnimedia mcp`, as the repo pins it.
+MCP_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@modelcontextprotocol/sdk/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
-  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "${extra[@]}" >/dev/null)
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -115,6 +118,10 @@ pass
 
 step "omnimedia/ai-sdk with ai@$AI_VERSION: ESM and CJS"
 (cd "$APP" && "$NODE" flows/ai-sdk.mjs && "$NODE" flows/ai-sdk.cjs)
+pass; pass
+
+step "omnimedia/mcp and omnimedia mcp with @modelcontextprotocol/sdk@$MCP_VERSION: the installed bin over stdio, ESM and CJS"
+(cd "$APP" && "$NODE" flows/mcp.mjs && "$NODE" flows/mcp.cjs)
 pass; pass
 
 if [ "$matrix" = 1 ]; then

@@ -1,17 +1,19 @@
 import type { Command } from './command.ts';
 import { imagesEdit, imagesGenerate } from './images.ts';
+import { mcp } from './mcp.ts';
 import { mock } from './mock.ts';
 import { tasksGet, tasksWait } from './tasks.ts';
 import { uploadsImage, uploadsVideo } from './uploads.ts';
 import { videosEdit, videosGenerate } from './videos.ts';
 
-/** Every command, by group and action (`mock` has no action). */
+/** Every command, by group and action (`mock` and `mcp` have none). */
 export const COMMANDS: Record<string, Record<string, Command> | Command> = {
   images: { generate: imagesGenerate, edit: imagesEdit },
   videos: { generate: videosGenerate, edit: videosEdit },
   uploads: { image: uploadsImage, video: uploadsVideo },
   tasks: { get: tasksGet, wait: tasksWait },
   mock,
+  mcp,
 };
 
 export type { Command } from './command.ts';

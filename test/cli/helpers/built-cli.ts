@@ -8,21 +8,23 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // Inside node_modules, so the built package finds its dependencies (ky, zod...) the way an
 // installed one does, and beside its own package.json, so `import 'omnimedia'` in dist/cli.js
 // resolves by self-reference exactly as in a user's node_modules.
-const PACKAGE_DIR = `${ROOT}node_modules/.cache/omnimedia-cli-e2e/`;
-export const CLI_PATH = `${PACKAGE_DIR}dist/cli.js`;
+const packageDir = (name: string) => `${ROOT}node_modules/.cache/${name}/`;
+export const CLI_PATH = `${packageDir('omnimedia-cli-e2e')}dist/cli.js`;
 
 /**
  * Build the package with the repo's own tsup config (declarations off, for speed) into a
- * private directory: a test never races another process that cleans or rebuilds dist/.
+ * private directory (one per test file that builds: `name`): a test never races another
+ * process that cleans or rebuilds dist/, nor another file's build. Returns the bin's path.
  */
-export async function buildCli(): Promise<string> {
-  await mkdir(PACKAGE_DIR, { recursive: true });
-  await copyFile(`${ROOT}package.json`, `${PACKAGE_DIR}package.json`);
+export async function buildCli(name = 'omnimedia-cli-e2e'): Promise<string> {
+  const dir = packageDir(name);
+  await mkdir(dir, { recursive: true });
+  await copyFile(`${ROOT}package.json`, `${dir}package.json`);
   const list = (Array.isArray(configs) ? configs : [configs]) as Options[];
   for (const config of list) {
-    await build({ ...config, outDir: `${PACKAGE_DIR}dist`, dts: false, sourcemap: false, config: false, silent: true });
+    await build({ ...config, outDir: `${dir}dist`, dts: false, sourcemap: false, config: false, silent: true });
   }
-  return CLI_PATH;
+  return `${dir}dist/cli.js`;
 }
 
 export interface Spawned {

@@ -1,0 +1,149 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  APIError,
+  OmniMediaError,
+  TaskFailedError,
+  ValidationError,
+  WaitTimeoutError,
+  isFailureStatus,
+  isTerminalStatus,
+  type OmniMedia,
+  type TaskResult,
+} from 'omnimedia';
+import { errorText } from '../internal/error-text.ts';
+import { sniffMediaType } from '../schemas/sniff.ts';
+import type { Scrub } from './redaction.ts';
+
+/** Images embedded in a result are at most this size: a bigger one is linked only. */
+export const MAX_EMBEDDED_IMAGE_BYTES = 1024 * 1024;
+
+type Content = CallToolResult['content'][number];
+
+/** What a result needs besides the task. */
+export interface ResultContext {
+  client: OmniMedia;
+  embedImages: boolean;
+  downloadDir: string | undefined;
+  scrub: Scrub;
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+};
+
+/** A result file's name, as `files.download` names the files it saves: `<task_id>-<index>.<ext>` (the URL's extension). */
+function fileNameOf(url: string, taskId: string, index: number): string {
+  const last = URL.canParse(url) ? (new URL(url).pathname.split('/').pop() ?? '') : '';
+  const ext = /\.([A-Za-z0-9]{1,5})$/.exec(last)?.[1];
+  return `${taskId}-${index}${ext ? `.${ext.toLowerCase()}` : ''}`;
+}
+
+const mediaTypeOf = (name: string): string | undefined => MEDIA_TYPES[name.split('.').pop()?.toLowerCase() ?? ''];
+
+/** The task's result URLs, in order. */
+const urlsOf = (task: TaskResult): string[] => (task.data ?? []).map((output) => output?.url).filter((url): url is string => typeof url === 'string');
+
+/** The text every result starts with: a line for the agent, then the task as JSON (for clients that read no structured content). */
+const textOf = (line: string, data: unknown): Content => ({ type: 'text', text: `${line}\n${JSON.stringify(data, null, 2)}` });
+
+/**
+ * A finished task as a tool result: `structuredContent` the task; a `resource_link` per result
+ * URL (name and media type); with `downloadDir` each file saved and linked as `file://`; with
+ * `embedImages` each image of at most 1 MiB as an `image` block. A file that cannot be fetched
+ * costs its block only (a line says why): the task succeeded.
+ */
+export async function completedResult(task: TaskResult, context: ResultContext): Promise<CallToolResult> {
+  const urls = urlsOf(task);
+  const notes: string[] = [];
+  const content: Content[] = [];
+  const links: Content[] = urls.map((uri, i) => {
+    const name = fileNameOf(uri, task.task_id, i);
+    const mimeType = mediaTypeOf(name);
+    return { type: 'resource_link', uri, name, ...(mimeType ? { mimeType } : {}) };
+  });
+  let saved: string[] = [];
+  if (context.downloadDir !== undefined && urls.length > 0) {
+    saved = await context.client.files.download(task, { to: context.downloadDir }).catch((error: unknown) => {
+      notes.push(`The files could not be saved in ${context.downloadDir}: ${errorText(error)}`);
+      return [];
+    });
+    for (const path of saved) {
+      const mimeType = mediaTypeOf(path);
+      links.push({ type: 'resource_link', uri: pathToFileURL(path).href, name: basename(path), ...(mimeType ? { mimeType } : {}) });
+    }
+  }
+  if (context.embedImages) {
+    for (const [i, url] of urls.entries()) {
+      if (!(mediaTypeOf(fileNameOf(url, task.task_id, i))?.startsWith('image/') ?? task.media_type === 'image')) continue;
+      const bytes = await imageBytes(context.client, url, saved[i]).catch((error: unknown) => {
+        notes.push(`Image ${i + 1} could not be fetched to embed: ${errorText(error)}`);
+        return undefined;
+      });
+      const type = bytes && sniffMediaType(bytes)?.mediaType;
+      if (!bytes || !type?.startsWith('image/')) continue;
+      if (bytes.byteLength > MAX_EMBEDDED_IMAGE_BYTES) notes.push(`Image ${i + 1} is over 1 MiB: linked, not embedded.`);
+      else content.push({ type: 'image', data: Buffer.from(bytes).toString('base64'), mimeType: type });
+    }
+  }
+  const count = urls.length === 1 ? '1 file' : `${urls.length} files`;
+  const line = [`Task ${task.task_id} completed: ${count}.`, ...urls, ...saved.map((path) => `Saved: ${path}`), ...notes].join('\n');
+  return context.scrub({ content: [textOf(line, task), ...links, ...content], structuredContent: task as unknown as Record<string, unknown> });
+}
+
+async function imageBytes(client: OmniMedia, url: string, saved: string | undefined): Promise<Uint8Array> {
+  if (saved !== undefined) return new Uint8Array(await readFile(saved));
+  return new Uint8Array(await (await client.files.download(url)).arrayBuffer());
+}
+
+/** A task that is still running when the call stops waiting: not an error, with what to do next. */
+export function runningResult(task: TaskResult, waitedMs: number, scrub: Scrub): CallToolResult {
+  const line =
+    `Task ${task.task_id} is still ${task.status} after ${Math.round(waitedMs / 1000)} s. ` +
+    `Call get_task with {"task_id": "${task.task_id}"} to wait for its result; do not submit it again (that would be a second, billed task).`;
+  return scrub({ content: [textOf(line, task)], structuredContent: task as unknown as Record<string, unknown> });
+}
+
+/** The task id an error carries, if any. */
+function taskIdOf(error: unknown): string | undefined {
+  if (error instanceof TaskFailedError) return error.task.task_id;
+  if (error instanceof WaitTimeoutError) return error.taskId;
+  return (error as { taskId?: unknown } | undefined)?.taskId as string | undefined;
+}
+
+/**
+ * A tool's own failure as a tool result (`isError`): the error class, the fields and rules it
+ * broke (a `ValidationError`: nothing was sent), the HTTP status and request id, the task id
+ * when there is one, and what to do. `task`: the last task seen, for `structuredContent`.
+ */
+export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult): CallToolResult {
+  const name = error instanceof OmniMediaError ? error.name : 'Error';
+  const lines = [`${name}: ${errorText(error)}`];
+  const record: Record<string, unknown> = { name, message: errorText(error) };
+  if (error instanceof ValidationError) {
+    lines.push(`Fields: ${error.issues.map((issue) => `${issue.path || '(the input)'}: ${issue.message}`).join('; ')}`, 'Nothing was sent.');
+    record.issues = error.issues;
+  }
+  if (error instanceof APIError && error.status !== undefined) {
+    lines.push(`HTTP status: ${error.status}${error.requestId ? ` (request id ${error.requestId})` : ''}`);
+    record.status = error.status;
+    if (error.requestId) record.request_id = error.requestId;
+  }
+  const taskId = taskIdOf(error) ?? task?.task_id;
+  if (taskId !== undefined) {
+    lines.push(`task_id: ${taskId}`);
+    record.task_id = taskId;
+  }
+  if (error instanceof WaitTimeoutError || (taskId !== undefined && !(error instanceof TaskFailedError) && !isTerminalStatus(task?.status ?? '')))
+    lines.push('The task may still be running: call get_task with its task_id to follow it; do not submit it again.');
+  if (error instanceof TaskFailedError && isFailureStatus(error.task.status)) record.task = error.task;
+  return scrub({ content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { error: record }, isError: true });
+}
