@@ -12,6 +12,7 @@ import { apiErrorFromResponse } from '../transport/error-mapping.ts';
 import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
 import { sseParser } from '../transport/sse.ts';
 import { parseResponse } from '../validation/answers.ts';
+import { isTerminalStatus } from './status.ts';
 
 /** Where a page's waits open their streams: the proxy, through the client's HTTP layer. */
 export interface TaskStreams {
@@ -41,6 +42,8 @@ export class TaskEventStream {
   /** The open stream sent a task: its end is a break to mend, not a failure. */
   #delivered = false;
   #error: APIError | undefined;
+  /** The last task sent was the end: the proxy closes the stream next. */
+  #ended = false;
 
   constructor(streams: TaskStreams, taskId: string, what: string, signal: AbortSignal) {
     this.#streams = streams;
@@ -60,6 +63,7 @@ export class TaskEventStream {
       this.#lastId = id;
       this.#delivered = true;
       this.#failures = 0;
+      this.#ended = isTerminalStatus(task.status);
       this.#tasks.push(task);
     });
   }
@@ -138,9 +142,23 @@ export class TaskEventStream {
     return apiErrorFromResponse(status, '', new Headers(), data, { what: this.#what, taskId: this.#taskId });
   }
 
-  /** Stop reading: the wait is over. */
+  /**
+   * Stop reading: the wait is over. After the end of the task the proxy ends the stream itself:
+   * it is read to that end (a second at most) rather than cut, which a browser reports as a
+   * failed request (net::ERR_ABORTED).
+   */
   close(): void {
-    this.#drop();
+    const reader = this.#reader;
+    this.#reader = undefined;
+    if (!reader) return;
+    if (!this.#ended) return void reader.cancel().catch(() => {});
+    const timer = setTimeout(() => void reader.cancel().catch(() => {}), 1_000);
+    const drain = (): void =>
+      void reader.read().then(
+        ({ done }) => (done ? clearTimeout(timer) : drain()),
+        () => clearTimeout(timer),
+      );
+    drain();
   }
 }
 
