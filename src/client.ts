@@ -7,6 +7,7 @@ import { CallbackTokens } from './callbacks/token.ts';
 import { MemoryDedupeStore, MemoryJournal } from './coordination/memory.ts';
 import type { SubmissionJournal, TaskEventBus } from './coordination/ports.ts';
 import { createLogger, type LevelledLogger } from './internal/logger.ts';
+import { createRedactor } from './internal/redact.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
 import { resolveClientOptions } from './option-checks.ts';
 import type { ClientOptions } from './options.ts';
@@ -76,17 +77,19 @@ export class OmniMedia {
 
   constructor(options: ClientOptions = {}) {
     const settings = resolveClientOptions(options, readEnv, isBrowser());
-    this.logger = createLogger(settings.logger, settings.logLevel, settings.apiKey);
+    // One redactor for everything this client writes: its logs, its errors.
+    const redactor = createRedactor([settings.apiKey, ...(settings.callbackSecrets ?? [])]);
+    this.logger = createLogger(settings.logger, settings.logLevel, redactor);
     this.baseURL = settings.baseURL;
     this.uploadTimeout = settings.uploadTimeout;
-    this.http = new HttpClient({ ...settings, logger: this.logger });
+    this.http = new HttpClient({ ...settings, logger: this.logger, redactor });
     const { coordination, telemetry } = settings;
     this.journal = coordination?.journal ?? new MemoryJournal();
     const waiting = waitPorts(this.http, settings.maxPollsPerSecond, this.logger, coordination ?? { journal: this.journal }, telemetry);
     this.pollScheduler = waiting.scheduler;
     this.taskEvents = waiting.events;
     this.taskDurations = waiting.durations;
-    this.callbackTokens = settings.callbackSecrets && new CallbackTokens(settings.callbackSecrets);
+    this.callbackTokens = settings.callbackSecrets && new CallbackTokens(settings.callbackSecrets, redactor.add);
     this.uploadCache = settings.uploadCache && new UploadCache(settings.uploadCache, this.logger.warn);
 
     const { http, logger } = this;

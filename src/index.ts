@@ -38,6 +38,7 @@ export {
   WaitTimeoutError,
   type ValidationIssue,
 } from './errors.ts';
+export { UnusableResultError } from './errors/unusable-result.ts';
 export { isFailureStatus, isSuccessStatus, isTerminalStatus } from './waiting/status.ts';
 export { parseCallback } from './callbacks/parse-callback.ts';
 export { fileFromPath } from './uploads/inputs.ts';

@@ -5,6 +5,7 @@
  */
 import type { CallbackDedupeStore, Coordination } from './coordination/ports.ts';
 import { ValidationError, type ValidationIssue } from './errors.ts';
+import { shown } from './internal/error-text.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import {
   DEFAULT_CALLBACK_MAX_BYTES,
@@ -30,6 +31,8 @@ import {
 } from './options.ts';
 import type { Telemetry } from './telemetry/ports.ts';
 import type { Fetch } from './transport/http-client.ts';
+import { isPlainRecord, readOrUndefined } from './internal/plain-data.ts';
+import { readCallerInput } from './validation/caller-input.ts';
 
 // A timer cannot hold more (setTimeout fires at once beyond it).
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -56,26 +59,25 @@ export class OptionProblems {
   ms(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isInteger(value) || (value as number) < min || (value as number) > MAX_TIMER_MS)
-      this.add(path, `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${String(value)})`);
+      this.add(path, `must be a whole number of ms from ${min} to ${MAX_TIMER_MS} (got ${shown(value)})`);
   }
 
   /** A whole number from `min`, when given. */
   count(path: string, value: unknown, min: number): void {
     if (value === undefined) return;
     if (!Number.isSafeInteger(value) || (value as number) < min)
-      this.add(path, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (got ${String(value)})`);
+      this.add(path, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer (got ${shown(value)})`);
   }
 
   signal(value: unknown): void {
-    if (value === undefined) return;
     const signal = value as Partial<AbortSignal> | null;
-    if (!signal || typeof signal.addEventListener !== 'function' || typeof signal.aborted !== 'boolean')
+    if (value !== undefined && !readOrUndefined(() => !!signal && typeof signal.addEventListener === 'function' && typeof signal.aborted === 'boolean'))
       this.add('signal', 'must be an AbortSignal');
   }
 
   /** A port (an object with the method `method`), when given. */
   port(path: string, value: unknown, method: string, what: string): void {
-    if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function') this.add(path, `must be ${what}`);
+    if (value !== undefined && typeof readOrUndefined(() => (value as Record<string, unknown> | null)?.[method]) !== 'function') this.add(path, `must be ${what}`);
   }
 
   fn(path: string, value: unknown): void {
@@ -90,26 +92,34 @@ export class OptionProblems {
   }
 }
 
-/** An options argument must be an object when given. */
-export function objectOf<T extends object>(options: T | undefined, context: string): Partial<Record<keyof T, unknown>> {
+/** An options argument, an object when given, read once (`readCallerInput`: ports and functions kept as given). */
+export function objectOf<T extends object>(options: T | undefined, context: string, taskId?: string): Partial<Record<keyof T, unknown>> {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
-  return options as Partial<Record<keyof T, unknown>>;
+  try {
+    if (typeof options !== 'object') throw new ValidationError([{ path: '', message: 'options must be an object' }], context);
+    return readCallerInput(options, `${context} options`) as Partial<Record<keyof T, unknown>>;
+  } catch (error) {
+    // Options of a call about a task (a wait): the error says which task.
+    if (error instanceof ValidationError && taskId !== undefined) error.taskId = taskId;
+    throw error;
+  }
 }
 
 /**
- * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, an
- * upload's or a download's `onProgress`, a download's `idleTimeout`) before anything is sent.
+ * Check the per-call options of a request method (`signal`, `timeout`, `maxRetries`, `onProgress`,
+ * a download's `idleTimeout`, `overwrite`) before anything is sent; returns them as read, once (`taskId`: the errors' task).
  */
-export function checkRequestOptions(options: (RequestOptions & { onProgress?: unknown }) | DownloadOptions | undefined, context: string): void {
-  const o = objectOf(options as DownloadOptions | undefined, context);
+export function checkRequestOptions<O extends RequestOptions | DownloadOptions>(options: O | undefined, context: string, taskId?: string): O {
+  const o = objectOf(options as DownloadOptions | undefined, context, taskId);
   const problems = new OptionProblems(`${context} options`);
   problems.signal(o.signal);
   problems.ms('timeout', o.timeout, 1);
   problems.ms('idleTimeout', o.idleTimeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.fn('onProgress', o.onProgress);
-  problems.done();
+  if (o.overwrite !== undefined && typeof o.overwrite !== 'boolean') problems.add('overwrite', `must be true or false (got ${shown(o.overwrite)})`);
+  problems.done(taskId);
+  return o as O;
 }
 
 /** What a wait runs with: the options checked, the defaults filled in. */
@@ -129,7 +139,7 @@ export interface WaitSettings {
  * (none when they are checked before a submission, as the CLI does).
  */
 export function resolveWaitOptions(options: WaitOptions | undefined, taskId?: string): WaitSettings {
-  const o = objectOf(options, 'wait options');
+  const o = objectOf(options, 'wait', taskId);
   const problems = new OptionProblems('wait options');
   problems.ms('timeout', o.timeout, 1);
   problems.ms('initialDelay', o.initialDelay, 0);
@@ -161,6 +171,15 @@ export function resolveParseCallbackOptions(options: ParseCallbackOptions | unde
   return (o.maxBytes as number | undefined) ?? DEFAULT_CALLBACK_MAX_BYTES;
 }
 
+/** Check the options of `callbacks.verify`: `parseCallback`'s, and the `signal` of its task query. */
+export function resolveVerifyOptions(options: (ParseCallbackOptions & { signal?: AbortSignal }) | undefined): { parse: ParseCallbackOptions; signal: AbortSignal | undefined } {
+  const o = objectOf(options, 'callbacks.verify');
+  const problems = new OptionProblems('callbacks.verify options');
+  problems.signal(o.signal);
+  problems.done();
+  return { parse: o as ParseCallbackOptions, signal: o.signal as AbortSignal | undefined };
+}
+
 /** What a callback handler runs with. */
 export interface HandlerSettings {
   verify: boolean;
@@ -179,8 +198,7 @@ export function resolveHandlerOptions(options: CallbackHandlerOptions | undefine
   const dedupe = o.dedupe;
   if (dedupe !== undefined && typeof dedupe !== 'boolean') {
     const store = dedupe as Partial<CallbackDedupeStore> | null;
-    if (!store || typeof store.claim !== 'function' || typeof store.release !== 'function')
-      problems.add('dedupe', 'must be a boolean or a store with claim and release');
+    if (!readOrUndefined(() => !!store && typeof store.claim === 'function' && typeof store.release === 'function')) problems.add('dedupe', 'must be a boolean or a store with claim and release');
   }
   problems.done();
   return {
@@ -256,18 +274,21 @@ function checkConnection(
   const url = typeof given === 'string' && URL.canParse(given, against) ? new URL(given, against) : undefined;
   if (!given) problems.add(name, 'is required: pass baseURL (in a page: proxyURL) or set OMNIMEDIA_BASE_URL');
   else if (!url || !/^https?:$/.test(url.protocol))
-    problems.add(name, `must be ${proxy === undefined ? 'an absolute http(s) URL' : 'an http(s) URL, absolute or relative to the page'} (got "${String(given)}")`);
+    problems.add(name, `must be ${proxy === undefined ? 'an absolute http(s) URL' : 'an http(s) URL, absolute or relative to the page'} (got "${shown(given)}")`);
   else {
     const problem = serviceAddressProblem(String(given), url);
     if (problem) problems.add(name, problem);
   }
+  const headers = o.defaultHeaders;
+  const headersOk = headers === undefined || (isPlainRecord(headers) && Object.values(headers).every((v) => typeof v === 'string'));
+  if (!headersOk) problems.add('defaultHeaders', 'must be an object of header names and string values');
   problems.ms('timeout', o.timeout, 1);
   problems.count('maxRetries', o.maxRetries, 0);
   problems.count('maxPollsPerSecond', o.maxPollsPerSecond, 1);
   problems.fn('fetch', o.fetch);
   const envLevel = env('OMNIMEDIA_LOG');
   const logLevel = (o.logLevel as LogLevel | undefined) ?? (LOG_LEVELS.includes(envLevel as LogLevel) ? (envLevel as LogLevel) : 'warn');
-  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${String(logLevel)})`);
+  if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${shown(logLevel)})`);
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
     // Read only once the checks passed (done() throws first): a string then.
@@ -275,7 +296,7 @@ function checkConnection(
     timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
     fetch: o.fetch as Fetch | undefined,
-    defaultHeaders: { ...(o.defaultHeaders as Record<string, string> | undefined) },
+    defaultHeaders: headersOk ? { ...(headers as Record<string, string> | undefined) } : {},
     logger: (o.logger as Logger | undefined) ?? console,
     logLevel,
     maxPollsPerSecond: (o.maxPollsPerSecond as number | undefined) ?? DEFAULT_MAX_POLLS_PER_SECOND,
@@ -305,7 +326,8 @@ export function resolveClientOptions(
   const problems = new OptionProblems('new OmniMedia options');
   const connection = checkConnection(o, problems, env);
   const apiKey = connection.proxied ? undefined : ((o.apiKey as string | undefined) ?? env('OMNIMEDIA_API_KEY'));
-  if (apiKey !== undefined && typeof apiKey !== 'string') problems.add('apiKey', 'must be a string');
+  // An Authorization header holds visible ASCII only (fetch throws on anything else, and it would be no network fault).
+  if (apiKey !== undefined && (typeof apiKey !== 'string' || (apiKey !== '' && !/^[\x21-\x7e]+$/.test(apiKey)))) problems.add('apiKey', 'must be a string of visible ASCII characters');
   if (apiKey && isBrowser && !o.dangerouslyAllowBrowser)
     problems.add(
       'apiKey',
@@ -320,8 +342,9 @@ export function resolveClientOptions(
   const coordination = o.coordination as Coordination | undefined;
   problems.port('coordination', coordination, 'budget', 'a Coordination, such as redisCoordination(redis) from omnimedia/redis');
   // With a coordination the upload cache is on by default, on the fleet's store.
-  const cache = (o.uploadCache as boolean | UploadCacheOptions | undefined) ?? (coordination ? true : undefined);
-  const cacheOptions = cache === true ? {} : cache || undefined;
+  const cache = o.uploadCache ?? (coordination ? true : undefined);
+  if (cache !== undefined && typeof cache !== 'boolean' && !isPlainRecord(cache)) problems.add('uploadCache', 'must be true, false or the cache’s options');
+  const cacheOptions: UploadCacheOptions | undefined = cache === true ? {} : isPlainRecord(cache) ? cache : undefined;
   if (cacheOptions) {
     problems.ms('uploadCache.margin', cacheOptions.margin, 0);
     problems.count('uploadCache.maxEntries', cacheOptions.maxEntries, 1);
@@ -360,32 +383,5 @@ export function resolveRedisCoordinationOptions(options: RedisCoordinationOption
     leaseMs: (o.leaseMs as number | undefined) ?? DEFAULT_LEASE_MS,
     commandTimeoutMs: (o.commandTimeoutMs as number | undefined) ?? DEFAULT_COMMAND_TIMEOUT_MS,
     logger: logger ?? console,
-  };
-}
-
-/** `openTelemetry`'s options with every default filled in (the providers stay the caller's, or `undefined` for the global ones). */
-export interface OpenTelemetrySettings<T, M> {
-  tracerProvider: T | undefined;
-  meterProvider: M | undefined;
-  httpSpans: boolean;
-  propagate: boolean;
-}
-
-/** Check the options of `openTelemetry` (`omnimedia/otel`): providers by their shape, switches as booleans. */
-export function resolveOpenTelemetryOptions<T, M>(
-  options: { tracerProvider?: T; meterProvider?: M; httpSpans?: boolean; propagate?: boolean } | undefined,
-): OpenTelemetrySettings<T, M> {
-  const o = objectOf(options, 'openTelemetry');
-  const problems = new OptionProblems('openTelemetry options');
-  problems.port('tracerProvider', o.tracerProvider, 'getTracer', 'a TracerProvider (with getTracer)');
-  problems.port('meterProvider', o.meterProvider, 'getMeter', 'a MeterProvider (with getMeter)');
-  for (const name of ['httpSpans', 'propagate'] as const)
-    if (o[name] !== undefined && typeof o[name] !== 'boolean') problems.add(name, `must be true or false (got ${String(o[name])})`);
-  problems.done();
-  return {
-    tracerProvider: o.tracerProvider as T | undefined,
-    meterProvider: o.meterProvider as M | undefined,
-    httpSpans: (o.httpSpans as boolean | undefined) ?? true,
-    propagate: (o.propagate as boolean | undefined) ?? false,
   };
 }

@@ -254,6 +254,12 @@ export interface DownloadOptions {
   idleTimeout?: number;
   /** Retries before the response starts (default: the client's `maxRetries`). */
   maxRetries?: number;
+  /**
+   * Replace a file already at the target path (default `false`: an existing file is a
+   * `ValidationError` before any request, and one that appears while downloading is never
+   * replaced).
+   */
+  overwrite?: boolean;
 }
 
 /**

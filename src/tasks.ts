@@ -7,6 +7,7 @@
  * @module omnimedia/tasks
  */
 import { createLogger } from './internal/logger.ts';
+import { createKeylessRedactor } from './internal/redact.ts';
 import { readEnv } from './internal/runtime.ts';
 import { resolveTasksClientOptions } from './option-checks.ts';
 import type { ClientOptions } from './options.ts';
@@ -47,8 +48,9 @@ export class TasksClient extends Tasks {
   constructor(options: TasksClientOptions = {}) {
     // No key, ever: OMNIMEDIA_API_KEY is not read.
     const settings = resolveTasksClientOptions(options, readEnv);
-    const logger = createLogger(settings.logger, settings.logLevel, undefined);
-    const http = new HttpClient({ ...settings, apiKey: undefined, logger });
+    const redactor = createKeylessRedactor();
+    const logger = createLogger(settings.logger, settings.logLevel, redactor);
+    const http = new HttpClient({ ...settings, apiKey: undefined, logger, redactor });
     super({ http, waiting: waitPorts(http, settings.maxPollsPerSecond, logger, {}, settings.telemetry) });
   }
 }

@@ -32,10 +32,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   transport: ['telemetry', ...BASE],
   validation: ['schemas', ...BASE],
   options: ['coordination', 'telemetry', 'transport', 'schemas', ...BASE],
-  'option-checks': ['options', 'coordination', 'telemetry', 'transport', 'schemas', ...BASE],
+  // validation: options are read once, as plain data, by the one reader of caller input.
+  'option-checks': ['options', 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   waiting: [...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   uploads: [...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  downloads: [...OPTIONS, 'telemetry', 'transport', ...BASE],
+  // schemas: an output's extension from its first bytes (sniffMediaType).
+  downloads: [...OPTIONS, 'telemetry', 'transport', 'schemas', ...BASE],
   callbacks: ['waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],

@@ -3,7 +3,7 @@
  * field for (as AI SDK warnings, never silent drops), and `providerOptions.omnimedia`.
  */
 import type { SharedV4ProviderOptions, SharedV4Warning } from '@ai-sdk/provider';
-import { ValidationError, type ValidationIssue } from 'omnimedia';
+import { OmniMediaError, ValidationError, type ValidationIssue } from 'omnimedia';
 
 /** The headers the AI SDK adds to every call by itself: not the app's, so no warning for them. */
 const AI_SDK_HEADERS = new Set(['user-agent', 'idempotency-key']);
@@ -47,4 +47,24 @@ export function providerParams(providerOptions: SharedV4ProviderOptions | undefi
 /** Throws the issues found, if any, as one `ValidationError` (nothing has been sent). */
 export function throwIssues(issues: readonly ValidationIssue[], context: string): void {
   if (issues.length > 0) throw new ValidationError(issues, context);
+}
+
+/**
+ * Read the AI SDK's call options with `read`: a value of a kind the AI SDK never passes (an app
+ * that forced one through, a getter that throws) is our `ValidationError`, nothing sent, never a
+ * raw error from the adapter.
+ */
+export function readCall<T>(read: () => T, context: string): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof OmniMediaError) throw error;
+    let why: string;
+    try {
+      why = String((error as Error | undefined)?.message ?? error);
+    } catch {
+      why = 'unreadable';
+    }
+    throw new ValidationError([{ path: '', message: `a call option cannot be read (${why})` }], context);
+  }
 }

@@ -6,7 +6,7 @@
 import type { ImageModelV4, ImageModelV4CallOptions, ImageModelV4Result } from '@ai-sdk/provider';
 import type { ImageEditParams, ImageGenerateParams, OmniMedia, ValidationIssue } from 'omnimedia';
 import type { ImageQuality } from 'omnimedia/schemas';
-import { headersWarnings, providerParams, throwIssues, unsupportedWarnings } from './call-options.ts';
+import { headersWarnings, providerParams, readCall, throwIssues, unsupportedWarnings } from './call-options.ts';
 import { fileReference } from './files.ts';
 import { downloadOutputs, responseInfo, taskRecord, type OmniMediaImageMetadata } from './results.ts';
 
@@ -78,13 +78,9 @@ export class OmniMediaImageModel implements ImageModelV4 {
     this.#client = client;
   }
 
-  /**
-   * Submit one task (`images.edit` when there are files or a mask, else `images.generate`),
-   * wait for it, and download its images. Called by `generateImage`.
-   */
-  async doGenerate(options: ImageModelV4CallOptions): Promise<ImageModelV4Result> {
+  /** The request of one call: an edit when there are files or a mask, else a generation. */
+  #plan(options: ImageModelV4CallOptions) {
     const warnings = [...unsupportedWarnings(options, UNSUPPORTED), ...headersWarnings(options.headers)];
-    const signal = options.abortSignal;
     const params = {
       ...providerParams(options.providerOptions),
       model: this.modelId,
@@ -93,18 +89,23 @@ export class OmniMediaImageModel implements ImageModelV4 {
       ...(options.size !== undefined ? { size: options.size } : {}),
     } as ImageGenerateParams;
     const files = options.files ?? [];
+    if (files.length === 0 && options.mask === undefined) return { warnings, signal: options.abortSignal, params, edit: undefined };
+    const issues: ValidationIssue[] = [];
+    const image = files.map((file, i) => fileReference(file, `files[${i}]`, issues));
+    const mask = options.mask && fileReference(options.mask, 'mask', issues);
+    throwIssues(issues, 'omnimedia image call');
+    const edit: ImageEditParams = { ...params, image, ...(mask !== undefined ? { mask } : {}) };
+    return { warnings, signal: options.abortSignal, params, edit };
+  }
+
+  /**
+   * Submit one task (`images.edit` when there are files or a mask, else `images.generate`),
+   * wait for it, and download its images. Called by `generateImage`.
+   */
+  async doGenerate(options: ImageModelV4CallOptions): Promise<ImageModelV4Result> {
+    const { warnings, signal, params, edit } = readCall(() => this.#plan(options), 'omnimedia image call');
     const timestamp = new Date();
-    let submitted;
-    if (files.length > 0 || options.mask !== undefined) {
-      const issues: ValidationIssue[] = [];
-      const image = files.map((file, i) => fileReference(file, `files[${i}]`, issues));
-      const mask = options.mask && fileReference(options.mask, 'mask', issues);
-      throwIssues(issues, 'omnimedia image call');
-      const edit: ImageEditParams = { ...params, image, ...(mask !== undefined ? { mask } : {}) };
-      submitted = this.#client.images.edit(edit, signal ? { signal } : {});
-    } else {
-      submitted = this.#client.images.generate(params, signal ? { signal } : {});
-    }
+    const submitted = edit ? this.#client.images.edit(edit, signal ? { signal } : {}) : this.#client.images.generate(params, signal ? { signal } : {});
     const task = await submitted.wait(signal ? { signal } : {});
     const outputs = await downloadOutputs(this.#client, task, signal);
     return {

@@ -19,6 +19,7 @@ import type {
 } from '@ai-sdk/provider';
 import { isFailureStatus, isSuccessStatus, OmniMediaError, TaskFailedError, ValidationError, type OmniMedia, type TaskResult } from 'omnimedia';
 import { downloadOutputs, responseInfo, taskRecord, type OmniMediaVideoMetadata } from './results.ts';
+import { readCall } from './call-options.ts';
 import { planVideo, type VideoPlan } from './video-params.ts';
 import { WebhookCompletion, type CallbackHandler, type SettledTask } from './webhook.ts';
 
@@ -124,7 +125,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
    * `experimental_generateVideo` calls when given neither `poll` nor `webhook`.
    */
   async doGenerate(options: VideoModelV4CallOptions): Promise<VideoModelV4Result> {
-    const { plan, warnings } = planVideo(options, this.modelId);
+    const { plan, warnings } = readCall(() => planVideo(options, this.modelId), 'omnimedia video call');
     const signal = options.abortSignal;
     const timestamp = new Date();
     const task = await this.#submit(plan, signal).wait(signal ? { signal } : {});
@@ -149,7 +150,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
   async doStart(options: VideoModelV4CallOptions & { webhookUrl?: string }): Promise<VideoModelV4OperationStartResult> {
     const completion = options.webhookUrl === undefined ? undefined : this.#takeCompletion(options.webhookUrl);
     try {
-      const { plan, warnings } = planVideo(options, this.modelId);
+      const { plan, warnings } = readCall(() => planVideo(options, this.modelId), 'omnimedia video call');
       const signal = options.abortSignal;
       const timestamp = new Date();
       const submitted = this.#submit(plan, signal);
@@ -172,7 +173,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
    * throws `TaskFailedError`. After a webhook, the task the webhook path read is used again.
    */
   async doStatus(options: { operation: JSONValue; abortSignal?: AbortSignal; headers?: Record<string, string | undefined> }): Promise<VideoModelV4OperationStatusResult> {
-    const taskId = operationTaskId(options.operation);
+    const taskId = readCall(() => operationTaskId(options.operation), 'omnimedia video status');
     const signal = options.abortSignal;
     const timestamp = new Date();
     const settled = this.#settled.get(taskId);

@@ -41,7 +41,7 @@ const list = (values: readonly string[]) => `${values.slice(0, -1).join(', ')} o
 
 /** `resolution` as the spec's value and the orientation its pixel size says. */
 function mapResolution(resolution: string, issues: ValidationIssue[]): { value: VideoResolution; aspect: AspectRatio } | undefined {
-  const [width, height] = resolution.split('x');
+  const [width, height] = typeof resolution === 'string' ? resolution.split('x') : [];
   const landscape = RESOLUTIONS[resolution];
   const portrait = RESOLUTIONS[`${height}x${width}`];
   if (landscape) return { value: landscape, aspect: '16:9' };
@@ -49,7 +49,7 @@ function mapResolution(resolution: string, issues: ValidationIssue[]): { value: 
   const sizes = Object.keys(RESOLUTIONS);
   issues.push({
     path: 'resolution',
-    message: `must be ${list(sizes)} (or the same in portrait, e.g. 1080x1920): the service renders ${list(Object.values(RESOLUTIONS))} (got ${resolution})`,
+    message: `must be ${list(sizes)} (or the same in portrait, e.g. 1080x1920): the service renders ${list(Object.values(RESOLUTIONS))} (got ${typeof resolution === 'string' ? resolution : typeof resolution})`,
   });
   return undefined;
 }

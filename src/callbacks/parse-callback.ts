@@ -107,6 +107,8 @@ const REASON_OF: Record<PlainDataProblem, CallbackErrorReason> = {
   too_deep: 'invalid_shape',
   too_many_items: 'invalid_shape',
   not_data: 'invalid_body',
+  unreadable: 'invalid_body',
+  cycle: 'invalid_shape',
 };
 
 /** The body as fresh plain data (see `toPlainData`), or the `CallbackError` saying why not. */

@@ -1,13 +1,6 @@
-/**
- * The query parameter of `callback_url` that carries the token.
- *
- * @example
- * ```ts
- * const url = new URL(request.url);
- * console.log(url.searchParams.has(CALLBACK_TOKEN_PARAM)); // true for a URL made with a callbackSecret
- * ```
- */
-export const CALLBACK_TOKEN_PARAM = 'omnimedia_token';
+import { CALLBACK_TOKEN_PARAM } from '../internal/redact.ts';
+
+export { CALLBACK_TOKEN_PARAM };
 
 // Task-independent on purpose: the callback_url is built before the task (and its id) exists.
 const TOKEN_LABEL = 'omnimedia callback token v1';
@@ -48,9 +41,13 @@ function constantTimeEqual(a: string, b: string): boolean {
 export class CallbackTokens {
   readonly #tokens: Promise<string[]>;
 
-  /** `secrets`: checked by `resolveClientOptions`, the newest first. */
-  constructor(secrets: string | readonly string[]) {
+  /**
+   * `secrets`: checked by `resolveClientOptions`, the newest first. `learn`: told each token
+   * once derived (the client's redactor, so no log line or error shows one).
+   */
+  constructor(secrets: string | readonly string[], learn?: (token: string) => void) {
     this.#tokens = Promise.all((typeof secrets === 'string' ? [secrets] : secrets).map(deriveToken));
+    if (learn) void this.#tokens.then((tokens) => tokens.forEach(learn), () => {});
     // Surfaced by the first use; not an unhandled rejection at construction.
     this.#tokens.catch(() => {});
   }

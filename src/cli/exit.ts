@@ -123,7 +123,8 @@ export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer,
 export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT): string {
   const lines = errorLines(error, flagFor, sent);
   const taskId = taskOf(error, sent);
-  if (taskId && !lines.some((line) => line.includes(taskId)))
+  // Unless a line already says how to reach the task (a message naming the id is not enough).
+  if (taskId && !lines.some((line) => line.includes(`omnimedia tasks wait ${taskId}`)))
     lines.push(`  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: omnimedia tasks get ${taskId}`);
   return lines.map(terminalText).join('\n');
 }

@@ -26,5 +26,5 @@ export async function settleStaged(): Promise<void> {
   // Nothing is ever staged in a browser.
 }
 
-/** Never filled in a browser (see node-targets.ts). */
-export type Staged = [partial: string, target: string][];
+// Types only (erased from the build): the same shapes as the Node module's, never filled here.
+export type { PathTarget, Placement, Staged } from './node-targets.ts';

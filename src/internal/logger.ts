@@ -1,3 +1,5 @@
+import { mapStrings, type Redactor } from './redact.ts';
+
 /**
  * How much the client logs: `off`, `error`, `warn` (the default), `info` or `debug`.
  *
@@ -30,70 +32,13 @@ export interface Logger {
 
 const RANK: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-// A key this long never turns up in ordinary text by chance: every occurrence is the key, even
-// glued to other characters (a hostile echo). A shorter one ('test', as in testing examples)
-// does, inside words ('latest-task'): it is removed only where it stands as a token of its own.
-const ALWAYS_SECRET_LENGTH = 16;
-
-/** Remove from `text` every occurrence of `secret` that could be the key (see above). */
-export function redact(text: string, secret: string | undefined): string {
-  if (!secret || !text.includes(secret)) return text;
-  if (secret.length >= ALWAYS_SECRET_LENGTH) return text.split(secret).join('[redacted]');
-  const escaped = secret.replace(/[$()*+.?[\\\]^{|}]/g, '\\$&');
-  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '[redacted]');
-}
-
-/**
- * The key as a service's echo may write it: as is, percent-encoded (either case of hex), and in
- * base64, standard or URL-safe. Inside a longer base64 text (`Bearer <key>`, `user:<key>`) the
- * key's bytes start at one of three places in a 3-byte group, which gives three runs of
- * characters that any such text holds: all six are listed.
- */
-export function keyForms(key: string): string[] {
-  const percent = encodeURIComponent(key);
-  const forms = new Set([key, percent, percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase())]);
-  const bytes = new TextEncoder().encode(key);
-  for (let offset = 0; offset < 3; offset++) {
-    const whole = bytes.subarray(offset, bytes.length - ((bytes.length - offset) % 3));
-    if (whole.length === 0) continue;
-    const base64 = btoa(String.fromCharCode(...whole));
-    forms.add(base64).add(base64.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  return [...forms];
-}
-
-/**
- * `value` with `secret` removed from every string in it (keys too), for data parsed from a
- * response: redacting the raw text before `JSON.parse` misses a key written with escapes
- * (`\/` for `/`, `\u0041`...), which parsing turns back into the key.
- */
-export function redactDeep(value: unknown, secret: string | undefined): unknown {
-  if (!secret) return value;
-  if (typeof value === 'string') return redact(value, secret);
-  if (Array.isArray(value)) return value.map((item) => redactDeep(item, secret));
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) if (key !== '__proto__') out[redact(key, secret)] = redactDeep(item, secret);
-    return out;
-  }
-  return value;
-}
-
-/** A copy of `headers` with `secret` removed from every value (a server may echo `Authorization`). */
-export function redactHeaders(headers: Headers, secret: string | undefined): Headers {
-  if (!secret) return headers;
-  const out = new Headers();
-  headers.forEach((value, name) => out.append(name, redact(value, secret)));
-  return out;
-}
-
-function redactValue(value: unknown, secret: string | undefined): unknown {
-  if (!secret) return value;
-  if (typeof value === 'string') return redact(value, secret);
-  if (value instanceof Error) return redact(String(value.stack ?? value.message), secret);
+/** A log argument as `Redactor.text` leaves text: an error by its stack, other objects by their JSON data. */
+function redactValue(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.text(value);
+  if (value instanceof Error) return redactor.text(String(value.stack ?? value.message));
   if (value && typeof value === 'object') {
     try {
-      return JSON.parse(redact(JSON.stringify(value), secret)) as unknown;
+      return mapStrings(JSON.parse(JSON.stringify(value)) as unknown, redactor.text);
     } catch {
       return '[unserializable]';
     }
@@ -112,15 +57,15 @@ export interface LevelledLogger extends Logger {
 const MAX_WARN_ONCE_KEYS = 500;
 
 /**
- * The logger the client uses: drops messages below `level` and scrubs the API key from
- * messages and arguments, so a key cannot reach a log even through an echoed error body.
+ * The logger the client uses: drops messages below `level` and passes messages and arguments
+ * through the client's redactor, so no secret reaches a log, even through an echoed error body.
  */
-export function createLogger(target: Logger, level: LogLevel, secret: string | undefined): LevelledLogger {
+export function createLogger(target: Logger, level: LogLevel, redactor: Redactor): LevelledLogger {
   const enabled = (name: Exclude<LogLevel, 'off'>) => RANK[level] >= RANK[name];
   const at = (name: Exclude<LogLevel, 'off'>) =>
     enabled(name)
       ? (message: string, ...args: unknown[]) =>
-          target[name](`[omnimedia] ${redact(message, secret)}`, ...args.map((a) => redactValue(a, secret)))
+          target[name](`[omnimedia] ${redactor.text(message)}`, ...args.map((a) => redactValue(a, redactor)))
       : () => {};
   const warn = at('warn');
   const warned = new Set<string>();

@@ -1,4 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
+import { urlForRecord } from '../internal/redact.ts';
+import type { TelemetryCallRequest } from '../telemetry/ports.ts';
 
 /** `omnimedia.operation` of each SDK call, by the name the core gives it. */
 export const OPERATIONS: Readonly<Record<string, string>> = {
@@ -30,20 +32,26 @@ const GEN_AI: Readonly<Record<string, readonly [operation: string, output: strin
   video_edit: ['edit_video', 'video'],
 };
 
-/** The attributes a call's span starts with. */
-export function callAttributes(operation: string | undefined): Attributes {
+const MAX_MODEL_LENGTH = 256;
+
+/**
+ * The attributes a call's span starts with: its operation and, from the request (before
+ * anything is sent, so a refused submission has them too), its model.
+ */
+export function callAttributes(operation: string | undefined, request?: TelemetryCallRequest): Attributes {
   const attributes: Attributes = { 'omnimedia.operation': operation };
   const genAI = operation ? GEN_AI[operation] : undefined;
   if (genAI) {
     attributes['gen_ai.operation.name'] = genAI[0];
     attributes['gen_ai.output.type'] = genAI[1];
   }
+  const model = request?.model;
+  // A model name is short; a longer string is no model, and an attribute is no place for it.
+  if (typeof model === 'string' && model && model.length <= MAX_MODEL_LENGTH) {
+    attributes['omnimedia.model'] = model;
+    if (genAI) attributes['gen_ai.request.model'] = model;
+  }
   return attributes;
-}
-
-/** `true` when the operation is one the GenAI conventions describe (a submission). */
-export function isGenAI(operation: string | undefined): boolean {
-  return operation !== undefined && operation in GEN_AI;
 }
 
 /** A task as a call saw it or returned it: its id and status, when it is one. */
@@ -80,13 +88,18 @@ export function statusOf(task: TaskLike | undefined): string | undefined {
 }
 
 /**
- * What an HTTP client span and its metric record of a URL: `url.full` without userinfo, query
- * or fragment (a signed result URL keeps its signature in the query), `server.address` and
- * `server.port`.
+ * What an HTTP client span and its metric record of a URL, by the redactor's rule
+ * (`urlForRecord`): an http(s) URL's scheme, host and path as `url.full` (no userinfo, query or
+ * fragment: a signed result URL keeps its signature in the query), with `server.address` and
+ * `server.port`; any other URL by its scheme alone (`data:`, whose "path" is the file's bytes;
+ * `blob:`).
  */
-export function urlAttributes(url: string): { full: string; address: string; port: number } | undefined {
+export function urlAttributes(url: string): { full: string; address?: string; port?: number } | undefined {
+  if (!/^https?:\/\//i.test(url)) return { full: urlForRecord(url) };
   // Every request of a client shares its base URL: its origin is parsed once, not per request.
-  const end = url.indexOf('/', url.indexOf('//') + 2);
+  const host = url.indexOf('//') + 2;
+  const found = url.slice(host).search(/[/?#]/);
+  const end = found < 0 ? -1 : host + found;
   const origin = end < 0 ? url : url.slice(0, end);
   let server = ORIGINS.get(origin);
   if (!server) {
@@ -97,7 +110,7 @@ export function urlAttributes(url: string): { full: string; address: string; por
     if (ORIGINS.size >= 64) ORIGINS.clear();
     ORIGINS.set(origin, server);
   }
-  const path = end < 0 ? '/' : url.slice(end).replace(/[?#].*$/s, '');
+  const path = (end < 0 ? '' : url.slice(end).replace(/[?#].*$/s, '')) || '/';
   return { full: `${server.origin}${path}`, address: server.address, port: server.port };
 }
 

@@ -6,4 +6,4 @@
  * @module omnimedia/otel
  */
 export { openTelemetry, type OpenTelemetryOptions } from './open-telemetry.ts';
-export type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
+export type { Telemetry, TelemetryCallRequest, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';

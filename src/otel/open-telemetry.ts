@@ -1,6 +1,6 @@
 import { context, metrics, trace, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
-import { resolveOpenTelemetryOptions } from '../option-checks.ts';
-import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
+import { resolveOpenTelemetryOptions } from './options.ts';
+import type { Telemetry, TelemetryCallRequest, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
 import { routeOf } from './attributes.ts';
 import { createInstruments, type Instruments } from './metrics.ts';
 import { RequestSpan } from './request-span.ts';
@@ -49,8 +49,8 @@ class OpenTelemetry implements Telemetry {
     };
   }
 
-  call(name: string, parent?: TelemetrySpan): TelemetrySpan {
-    return new CallSpan(this.#owner, name, parent instanceof CallSpan ? parent.context : context.active());
+  call(name: string, parent?: TelemetrySpan, request?: TelemetryCallRequest): TelemetrySpan {
+    return new CallSpan(this.#owner, name, parent instanceof CallSpan ? parent.context : context.active(), request);
   }
 
   request(parent: TelemetrySpan | undefined, method: string, url: string, path: string | undefined, attempt: number): TelemetryRequest {

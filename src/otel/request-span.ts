@@ -32,8 +32,8 @@ export class RequestSpan implements TelemetryRequest {
     const attributes: Attributes = { 'http.request.method': method };
     if (this.#url) {
       attributes['url.full'] = this.#url.full;
-      attributes['server.address'] = this.#url.address;
-      attributes['server.port'] = this.#url.port;
+      if (this.#url.address !== undefined) attributes['server.address'] = this.#url.address;
+      if (this.#url.port !== undefined) attributes['server.port'] = this.#url.port;
     }
     if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
     const name = route === undefined ? method : `${method} /${route}`;
@@ -66,7 +66,7 @@ export class RequestSpan implements TelemetryRequest {
     this.#span.setAttributes(attributes);
     this.#span.end();
     const metric: Attributes = { 'http.request.method': this.#method, ...attributes };
-    if (this.#url) {
+    if (this.#url?.address !== undefined) {
       metric['server.address'] = this.#url.address;
       metric['server.port'] = this.#url.port;
     }

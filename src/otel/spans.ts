@@ -1,6 +1,6 @@
 import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { TelemetrySpan } from '../telemetry/ports.ts';
-import { OPERATIONS, asTask, callAttributes, errorType, isGenAI, statusOf, taskOfError, urlAttributes, type TaskLike } from './attributes.ts';
+import type { TelemetryCallRequest, TelemetrySpan } from '../telemetry/ports.ts';
+import { OPERATIONS, asTask, callAttributes, errorType, statusOf, taskOfError, type TaskLike } from './attributes.ts';
 import type { Instruments } from './metrics.ts';
 
 /** What the spans of one `openTelemetry()` share. */
@@ -36,10 +36,10 @@ export class CallSpan implements TelemetrySpan {
   #polled: object | undefined;
   #ended = false;
 
-  constructor(owner: SpanOwner, name: string, parent: Context) {
+  constructor(owner: SpanOwner, name: string, parent: Context, request?: TelemetryCallRequest) {
     this.#owner = owner;
     this.#operation = OPERATIONS[name];
-    this.span = owner.tracer.startSpan(`omnimedia.${name}`, { kind: SpanKind.INTERNAL, attributes: callAttributes(this.#operation) }, parent);
+    this.span = owner.tracer.startSpan(`omnimedia.${name}`, { kind: SpanKind.INTERNAL, attributes: callAttributes(this.#operation, request) }, parent);
     this.context = withSpan(parent, this.span);
   }
 
@@ -77,9 +77,6 @@ export class CallSpan implements TelemetrySpan {
     if (typeof taskId === 'string') attributes['omnimedia.task.id'] = taskId;
     const status = statusOf(task);
     if (status !== undefined) attributes['omnimedia.task.status'] = status;
-    // A submission's answer names the model of the request (spec 2.1).
-    const model = (result as { model?: unknown } | undefined)?.model;
-    if (typeof model === 'string' && isGenAI(this.#operation)) attributes['omnimedia.model'] = attributes['gen_ai.request.model'] = model;
     const failReason = (error as { failReason?: unknown } | null | undefined)?.failReason;
     if (typeof failReason === 'string') attributes['omnimedia.task.fail_reason'] = failReason;
     if (failed) attributes['error.type'] = errorType(error);

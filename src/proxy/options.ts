@@ -10,7 +10,7 @@ import { objectOf, OptionProblems, serviceAddressProblem } from '../option-check
 import { DEFAULT_PROXY_IDLE_TIMEOUT_MS, DEFAULT_PROXY_TIMEOUT_MS } from '../options.ts';
 import type { Fetch } from '../transport/http-client.ts';
 import { normalizeOrigin } from './origin.ts';
-import { keyForms } from '../internal/logger.ts';
+import { createRedactor, type Redactor } from '../internal/redact.ts';
 
 /**
  * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints, or a task's
@@ -175,8 +175,8 @@ export interface ProxyOptions {
 /** The service a proxy forwards to: its key and base URL. */
 export interface ServiceSettings {
   apiKey: string;
-  /** The key as an echo may write it (`keyForms`, internal/logger.ts). */
-  keyForms: readonly string[];
+  /** Removes the key, in every form an echo may write it, from what the page gets and the logs. */
+  redactor: Redactor;
   /** Ends in `/`. */
   baseURL: string;
 }
@@ -237,7 +237,7 @@ function checkBaseURL(baseURL: unknown, problems: OptionProblems): void {
  * were checked with the other options), else `env`'s. Until both are right it throws the
  * `ValidationError` naming what is not; once they are, they are kept.
  */
-function serviceOf(given: { apiKey: unknown; baseURL: unknown }, env: (name: string) => string | undefined, onKey: (apiKey: string) => void): () => ServiceSettings {
+function serviceOf(given: { apiKey: unknown; baseURL: unknown }, env: (name: string) => string | undefined, redactor: Redactor): () => ServiceSettings {
   let service: ServiceSettings | undefined;
   return () => {
     if (service) return service;
@@ -248,23 +248,10 @@ function serviceOf(given: { apiKey: unknown; baseURL: unknown }, env: (name: str
     checkBaseURL(baseURL, problems);
     problems.done();
     const key = apiKey as string;
-    onKey(key);
-    return (service = { apiKey: key, keyForms: keyForms(key), baseURL: (baseURL as string).replace(/\/?$/, '/') });
+    // The proxy's one redactor (its logger's too) learns the key once it is known.
+    redactor.add(key);
+    return (service = { apiKey: key, redactor, baseURL: (baseURL as string).replace(/\/?$/, '/') });
   };
-}
-
-/** A logger that removes the key from what it writes, the key told later (`keyed`). */
-function keyedLogger(target: Logger): { logger: LevelledLogger; keyed: (apiKey: string) => void } {
-  let current = createLogger(target, 'warn', undefined);
-  const logger: LevelledLogger = {
-    error: (message, ...args) => current.error(message, ...args),
-    warn: (message, ...args) => current.warn(message, ...args),
-    info: (message, ...args) => current.info(message, ...args),
-    debug: (message, ...args) => current.debug(message, ...args),
-    enabled: (level) => current.enabled(level),
-    warnOnce: (key, message) => current.warnOnce(key, message),
-  };
-  return { logger, keyed: (apiKey) => void (current = createLogger(target, 'warn', apiKey)) };
 }
 
 /**
@@ -331,10 +318,10 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     problems.add('logger', 'must have warn and error methods, as console does');
   problems.done();
   const fetchImpl = o.fetch as Fetch | undefined;
-  const { logger: levelled, keyed } = keyedLogger(logger ?? console);
+  const redactor = createRedactor();
   return {
     authorize: o.authorize as ProxyOptions['authorize'],
-    service: serviceOf(given, env, keyed),
+    service: serviceOf(given, env, redactor),
     basePath: (basePath as string).replace(/\/$/, ''),
     allowedOrigins: origins,
     trustProxy: o.trustProxy === true,
@@ -349,6 +336,6 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     idleTimeout: (o.idleTimeout as number | undefined) ?? DEFAULT_PROXY_IDLE_TIMEOUT_MS,
     // Looked up at call time, so a fetch patched after the proxy was made (MSW) is used.
     fetch: fetchImpl ?? ((input, init) => globalThis.fetch(input, init)),
-    logger: levelled,
+    logger: createLogger(logger ?? console, 'warn', redactor),
   };
 }

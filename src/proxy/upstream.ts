@@ -4,7 +4,8 @@
  * (JSON, at most 1 MiB) passes with the key removed from every string in it, and no other
  * header does (no `Set-Cookie`, no hop-by-hop header, nothing the service echoed).
  */
-import { keyForms, redact, redactDeep, type LevelledLogger } from '../internal/logger.ts';
+import type { LevelledLogger } from '../internal/logger.ts';
+import type { Redactor } from '../internal/redact.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { Exchange, readBody } from '../transport/exchange.ts';
@@ -22,8 +23,8 @@ export interface UpstreamSettings {
   /** Ends in `/`. */
   baseURL: string;
   apiKey: string;
-  /** The key as an echo may write it (`keyForms`): removed from what the page gets. */
-  keyForms: readonly string[];
+  /** Removes the key, in every form an echo may write it, and callback tokens from what the page gets. */
+  redactor: Redactor;
   fetch: Fetch;
   timeout: number;
   logger: LevelledLogger;
@@ -40,10 +41,6 @@ export interface UpstreamAnswer {
 }
 
 const decoder = new TextDecoder();
-
-
-/** `text` without any form of the key. */
-const redactForms = (text: string, forms: readonly string[]) => forms.reduce((out, form) => redact(out, form), text);
 
 export interface UpstreamRequest {
   route: Route;
@@ -89,8 +86,8 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
     }
     const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
-    const { json, text } = safeBody(response.status, bytes, settings.keyForms);
-    return { status: response.status, headers: passedHeaders(response.headers, settings.keyForms), body: json, text };
+    const { json, text } = safeBody(response.status, bytes, settings.redactor);
+    return { status: response.status, headers: passedHeaders(response.headers, settings.redactor), body: json, text };
   } catch (error) {
     throw failure(error, exchange, settings, route);
   } finally {
@@ -121,11 +118,11 @@ function uploadRedirect(): RequestRedirect {
 
 const redirected = () => new ProxyRefusal(502, 'upstream_redirect', 'the service answered with a redirect, which the proxy does not follow');
 
-function passedHeaders(headers: Headers, forms: readonly string[]): Record<string, string> {
+function passedHeaders(headers: Headers, redactor: Redactor): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
     const value = headers.get(name);
-    if (value !== null) out[name] = redactForms(value, forms);
+    if (value !== null) out[name] = redactor.data(value) as string;
   }
   return out;
 }
@@ -136,14 +133,14 @@ function passedHeaders(headers: Headers, forms: readonly string[]): Record<strin
  * `\u0041`). An error body that is not JSON is replaced by our own words: text can hide the key
  * in too many ways to be passed on. A success that is not JSON is a bad gateway.
  */
-function safeBody(status: number, bytes: Uint8Array, forms: readonly string[]): { json: unknown; text: string } {
+function safeBody(status: number, bytes: Uint8Array, redactor: Redactor): { json: unknown; text: string } {
   try {
     const text = decoder.decode(bytes);
     const json: unknown = JSON.parse(text);
     // No escape and no form of the key in the text: no string in it can hold the key, so it goes
     // as it came (a task answer usually: one parse instead of two copies and a re-serialisation).
-    if (!text.includes('\\') && !forms.some((form) => text.includes(form))) return { json, text };
-    const safe = forms.reduce((value, form) => redactDeep(value, form), toPlainData(json));
+    if (!text.includes('\\') && !redactor.finds(text)) return { json, text };
+    const safe = redactor.data(toPlainData(json));
     return { json: safe, text: JSON.stringify(safe) };
   } catch (error) {
     const what = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
@@ -160,7 +157,7 @@ function failure(error: unknown, exchange: Exchange, settings: UpstreamSettings,
   // A body that failed with our refusal (an upload past its limit): that is the answer.
   if (cause instanceof ProxyRefusal) return cause;
   if (cause?.message === 'unexpected redirect') return redirected();
-  const reason = redact(String(cause?.code ?? errorText(error)), settings.apiKey);
+  const reason = settings.redactor.text(String(cause?.code ?? errorText(error)));
   settings.logger.warn(`proxy: ${route.method} /${route.path} failed: ${reason}`);
   return failedBeforeSending(error)
     ? new ProxyRefusal(503, 'upstream_unreachable', `the service could not be reached (${reason}); nothing was sent`, { headers: { 'retry-after': '1' } })

@@ -2,7 +2,8 @@ import { answerResponse, type NodeCallbackRequest, type NodeCallbackResponse } f
 import { nodeBody, writeNodeAnswer } from '../callbacks/node-io.ts';
 import { confirmTask, createDelivery, type CallbackTaskHandler, type DeliveryPorts } from '../callbacks/delivery.ts';
 import { parseCallback, type CallbackBody } from '../callbacks/parse-callback.ts';
-import { resolveHandlerOptions } from '../option-checks.ts';
+import { ValidationError } from '../errors.ts';
+import { resolveHandlerOptions, resolveVerifyOptions } from '../option-checks.ts';
 import type { CallbackHandlerOptions, ParseCallbackOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 
@@ -45,8 +46,9 @@ export class Callbacks {
    * if (task.status === 'completed') await save(task.data);
    * ```
    */
-  async verify(body: CallbackBody | TaskResult, options: ParseCallbackOptions & { signal?: AbortSignal } = {}): Promise<TaskResult> {
-    return confirmTask(this.#ports, await parseCallback(body, options), options.signal);
+  async verify(body: CallbackBody | TaskResult, options?: ParseCallbackOptions & { signal?: AbortSignal }): Promise<TaskResult> {
+    const { parse, signal } = resolveVerifyOptions(options);
+    return confirmTask(this.#ports, await parseCallback(body, parse), signal);
   }
 
   /**
@@ -55,6 +57,7 @@ export class Callbacks {
    * code that hands a callback URL around.
    */
   async url(url: string): Promise<string> {
+    if (typeof url !== 'string' || !URL.canParse(url)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'callbacks.url');
     return this.#ports.tokens ? this.#ports.tokens.addTo(url) : url;
   }
 
@@ -75,7 +78,8 @@ export class Callbacks {
    * export const POST = handle;                                 // Next.js route handler
    * ```
    */
-  handler(onTask: CallbackTaskHandler, options: CallbackHandlerOptions = {}): (request: Request) => Promise<Response> {
+  handler(onTask: CallbackTaskHandler, options?: CallbackHandlerOptions): (request: Request) => Promise<Response> {
+    checkOnTask(onTask);
     const deliver = createDelivery(this.#ports, onTask, resolveHandlerOptions(options));
     return async (request) => answerResponse(await deliver(request.method, request.url, () => request));
   }
@@ -95,8 +99,9 @@ export class Callbacks {
    */
   nodeHandler(
     onTask: CallbackTaskHandler,
-    options: CallbackHandlerOptions = {},
+    options?: CallbackHandlerOptions,
   ): (req: NodeCallbackRequest, res: NodeCallbackResponse) => Promise<void> {
+    checkOnTask(onTask);
     const settings = resolveHandlerOptions(options);
     const deliver = createDelivery(this.#ports, onTask, settings);
     const { maxBytes } = settings;
@@ -108,4 +113,9 @@ export class Callbacks {
       writeNodeAnswer(res, answer);
     };
   }
+}
+
+/** `onTask` is a function: a handler that could never call it is refused when it is made. */
+function checkOnTask(onTask: unknown): void {
+  if (typeof onTask !== 'function') throw new ValidationError([{ path: 'onTask', message: 'must be a function' }], 'callback handler');
 }

@@ -54,8 +54,10 @@ export class Images {
         answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_generation', body),
-        body: () => parseInput(IMAGE_GENERATE_RULE, params, 'images.generate params'),
+        model: (p) => p.model,
+        body: (p) => parseInput(IMAGE_GENERATE_RULE, p, 'images.generate params'),
       },
+      params,
       options,
     );
   }
@@ -82,11 +84,12 @@ export class Images {
         answer: SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
         durationKey: (body) => imageDurationKey('image_edit', body),
-        body: (requestOptions) => {
+        model: (p) => p.model,
+        body: (p, requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
           const url = (ref: ImageReference, path: string) => uploads.reference(ref, 'url', path, IMAGE_UPLOAD_RULE);
-          const { image, mask, ...rest } = params ?? ({} as ImageEditParams);
+          const { image, mask, ...rest } = p as unknown as ImageEditParams;
           const body = {
             ...rest,
             image: Array.isArray(image) ? image.map((ref, i) => url(ref, `image[${i}]`)) : url(image, 'image'),
@@ -97,6 +100,7 @@ export class Images {
           );
         },
       },
+      params,
       options,
     );
   }

@@ -1,4 +1,4 @@
-import type { APIError } from '../errors.ts';
+import { ValidationError, type APIError } from '../errors.ts';
 import { checkRequestOptions } from '../option-checks.ts';
 import { isUnusableAnswer } from '../transport/retry-policy.ts';
 import type { RequestOptions } from '../options.ts';
@@ -8,6 +8,7 @@ import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
 import type { ResourceContext } from './context.ts';
 import { errorText } from '../internal/error-text.ts';
+import { readCallerInput } from '../validation/caller-input.ts';
 
 export interface Submission {
   path: string;
@@ -15,10 +16,13 @@ export interface Submission {
   /** What is submitted, for the journal: `image_generation`, `image_edit`, `video_generation`, `video_edit`. */
   kind: string;
   /**
-   * Validates the params and builds the JSON body (uploading any file objects first, under the
-   * call's signal); throws `ValidationError` before any request.
+   * Validates the params (read once into plain data: `readCallerInput`) and builds the JSON
+   * body (uploading any file objects first, under the call's signal); throws `ValidationError`
+   * before any request.
    */
-  body: (options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  body: (params: Record<string, unknown>, options: RequestOptions) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** The model the request names (a default the SDK fills in included), for the call's span from its start. */
+  model: (params: Record<string, unknown>) => unknown;
   /** What the answer holds (schemas/answers.ts). */
   answer: AnswerShape;
   /** The wait's deadline when the caller gives none. */
@@ -38,14 +42,28 @@ export interface Submission {
 export function submitTask<S extends { task_id: string }>(
   context: Pick<ResourceContext, 'http' | 'callbackTokens' | 'waiting' | 'journal' | 'telemetry'>,
   submission: Submission,
-  options: RequestOptions = {},
+  params: unknown,
+  options: RequestOptions | undefined,
 ): TaskPromise<S> {
   let submittedAt = 0;
   let fallbackKey: string | undefined;
-  const span = context.telemetry?.call(submission.what);
+  // The door: params and options read once, before anything else looks at them; what is wrong
+  // with them rejects the call's promise.
+  let input: { params: Record<string, unknown>; options: RequestOptions } | { refused: unknown };
+  try {
+    const read: unknown = readCallerInput(params ?? {}, `${submission.what} params`);
+    if (typeof read !== 'object' || read === null || Array.isArray(read))
+      throw new ValidationError([{ path: '', message: 'must be an object of request fields' }], `${submission.what} params`);
+    input = { params: read as Record<string, unknown>, options: checkRequestOptions(options, submission.what) };
+  } catch (refused) {
+    input = { refused };
+  }
+  const model = 'params' in input ? submission.model(input.params) : undefined;
+  const span = context.telemetry?.call(submission.what, undefined, typeof model === 'string' ? { model } : {});
   const work = async () => {
-    checkRequestOptions(options, submission.what);
-    let json = await submission.body(options);
+    if ('refused' in input) throw input.refused;
+    const { options } = input;
+    let json = await submission.body(input.params, options);
     // The one place every submission passes: each callback_url gets the client's token here.
     const tokens = context.callbackTokens;
     if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
@@ -75,10 +93,10 @@ export function submitTask<S extends { task_id: string }>(
     }).catch(async (error: unknown) => {
       // The service accepted (2xx) and named a task we cannot use as it is (an id our rule
       // refuses): the task exists and is billed, so the error carries its id and the journal has it.
-      const named = (error as APIError).body as { task_id?: unknown } | undefined;
-      if (isUnusableAnswer(error) && typeof named?.task_id === 'string' && named.task_id) {
-        (error as APIError).taskId ??= named.task_id;
-        await journal(named.task_id);
+      const named = (error as APIError).taskId ?? ((error as APIError).body as { task_id?: unknown } | undefined)?.task_id;
+      if (isUnusableAnswer(error) && typeof named === 'string' && named) {
+        (error as APIError).taskId ??= named;
+        await journal(named);
       }
       throw error;
     });

@@ -58,11 +58,11 @@ export class Tasks {
    * if (task.status === 'completed') console.log(task.data?.[0]?.url);
    * ```
    */
-  async retrieve(taskId: string, options: RetrieveOptions = {}): Promise<TaskResult> {
+  async retrieve(taskId: string, options?: RetrieveOptions): Promise<TaskResult> {
     checkTaskId(taskId, 'tasks.retrieve task id');
-    checkRequestOptions(options, 'tasks.retrieve');
+    const read = checkRequestOptions(options, 'tasks.retrieve', taskId);
     const span = this.#waiting.telemetry?.call('tasks.retrieve');
-    return span ? span.run(() => retrieveTask(this.#http, taskId, options, span)) : retrieveTask(this.#http, taskId, options);
+    return span ? span.run(() => retrieveTask(this.#http, taskId, read, span)) : retrieveTask(this.#http, taskId, read);
   }
 
   /**

@@ -1,4 +1,6 @@
+import { ValidationError } from '../errors.ts';
 import { checkRequestOptions } from '../option-checks.ts';
+import { readCallerInput } from '../validation/caller-input.ts';
 import type { UploadOptions } from '../options.ts';
 import type { Uploadable } from '../schemas/file-input.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
@@ -36,7 +38,7 @@ export class Uploads {
    * console.log(photo.url, photo.width, photo.height);
    * ```
    */
-  async image(file: Uploadable, options: UploadOptions = {}): Promise<ImageUpload> {
+  async image(file: Uploadable, options?: UploadOptions): Promise<ImageUpload> {
     return this.#upload(file, IMAGE_UPLOAD_RULE, 'uploads.image', options) as Promise<ImageUpload>;
   }
 
@@ -50,12 +52,14 @@ export class Uploads {
    * console.log(clip.upload_id);
    * ```
    */
-  async video(file: Uploadable, options: UploadOptions = {}): Promise<VideoUpload> {
+  async video(file: Uploadable, options?: UploadOptions): Promise<VideoUpload> {
     return this.#upload(file, VIDEO_UPLOAD_RULE, 'uploads.video', options) as Promise<VideoUpload>;
   }
 
-  async #upload(file: Uploadable, rule: UploadRule, what: string, options: UploadOptions): Promise<ImageUpload | VideoUpload> {
-    checkRequestOptions(options, what);
-    return this.#send(await prepareFile(file, rule, options), options);
+  async #upload(file: Uploadable, rule: UploadRule, what: string, options: UploadOptions | undefined): Promise<ImageUpload | VideoUpload> {
+    const read = checkRequestOptions(options, what);
+    if (read.filename !== undefined && (typeof read.filename !== 'string' || read.filename === ''))
+      throw new ValidationError([{ path: 'filename', message: 'must be a non-empty string' }], `${what} options`);
+    return this.#send(await prepareFile(readCallerInput(file, `${what} file`, 'value'), rule, read), read);
   }
 }

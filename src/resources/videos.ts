@@ -33,6 +33,13 @@ function promptOrPlaceholder(prompt: unknown, issues: ValidationIssue[]): string
   return issues.length === before ? text : '-';
 }
 
+/** The model a generation names: the caller's, else the one its images call for (text or image to video). */
+function videoGenerateModel(params: Record<string, unknown>): unknown {
+  const { model, images, messages } = params;
+  if (model !== undefined || messages !== undefined) return model;
+  return Array.isArray(images) && images.length > 0 ? IMAGE_TO_VIDEO_MODEL : TEXT_TO_VIDEO_MODEL;
+}
+
 // Used when the answer has no normalized_model: the kind of task, for learning durations.
 function videoDurationKey(operation: string, body: Record<string, unknown>): string {
   const seconds = operation === 'video_edit' ? 'source' : String(body.seconds ?? '10');
@@ -79,10 +86,11 @@ export class Videos {
         answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_generation', body),
-        body: (requestOptions) => {
+        model: videoGenerateModel,
+        body: (p, requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
-          const { prompt, images, messages, model, ...rest } = (params ?? {}) as VideoGenerateParams & {
+          const { prompt, images, messages, model, ...rest } = p as unknown as VideoGenerateParams & {
             images?: VideoImageReference[];
           };
           if (messages !== undefined) {
@@ -105,7 +113,7 @@ export class Videos {
                 issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
             });
           }
-          const chosen = model ?? (urls.length > 0 ? IMAGE_TO_VIDEO_MODEL : TEXT_TO_VIDEO_MODEL);
+          const chosen = videoGenerateModel(p);
           if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
             issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
           if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
@@ -119,6 +127,7 @@ export class Videos {
           );
         },
       },
+      params,
       options,
     );
   }
@@ -144,10 +153,11 @@ export class Videos {
         answer: VIDEO_SUBMISSION_ANSWER,
         defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
         durationKey: (body) => videoDurationKey('video_edit', body),
-        body: (requestOptions) => {
+        model: (p) => p.model ?? VIDEO_EDIT_MODEL,
+        body: (p, requestOptions) => {
           const issues: ValidationIssue[] = [];
           const uploads = new AutoUploads(issues);
-          const { prompt, messages, model, input_video, ...rest } = (params ?? {}) as VideoEditParams;
+          const { prompt, messages, model, input_video, ...rest } = p as unknown as VideoEditParams;
           if (messages !== undefined && prompt !== undefined)
             issues.push({ path: 'messages', message: 'give either messages or prompt, not both' });
           const uploadId =
@@ -163,6 +173,7 @@ export class Videos {
           );
         },
       },
+      params,
       options,
     );
   }

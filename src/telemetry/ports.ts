@@ -38,6 +38,20 @@ export interface TelemetrySpan {
 }
 
 /**
+ * What an SDK call asks for, as its span starts: read from the caller's params before anything
+ * is sent.
+ *
+ * @example
+ * ```ts
+ * telemetry.call('images.generate', undefined, { model: 'omni-image' });
+ * ```
+ */
+export interface TelemetryCallRequest {
+  /** The model the request names (for a video generation without one, the model the SDK picks). */
+  model?: string;
+}
+
+/**
  * The span of one HTTP request attempt: it sends the request, and learns the response's status.
  *
  * @example
@@ -68,9 +82,11 @@ export interface Telemetry {
   /**
    * Start the span of an SDK call, named as the SDK names it (`images.generate`,
    * `uploads.image`, `tasks.retrieve`, `tasks.wait`, `tasks.watch`, `files.download`,
-   * `callbacks.handle`): a child of `parent`, else of the caller's active span.
+   * `callbacks.handle`): a child of `parent`, else of the caller's active span. `request`: what
+   * the call asks for, known before anything is sent (a submission's `model`), so that a call
+   * the service refuses is still found by it.
    */
-  call(name: string, parent?: TelemetrySpan): TelemetrySpan;
+  call(name: string, parent?: TelemetrySpan, request?: TelemetryCallRequest): TelemetrySpan;
   /**
    * Start the span of one request attempt (`attempt` 1 for the first) of the call `parent`:
    * `path` is the API path below the base URL (`v1/tasks/task_123`), `undefined` for a URL

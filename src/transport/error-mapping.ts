@@ -10,7 +10,7 @@ import {
   ServiceUnavailableError,
   type APIErrorInit,
 } from '../errors.ts';
-import { redact, redactDeep, redactHeaders } from '../internal/logger.ts';
+import type { Redactor } from '../internal/redact.ts';
 import { toPlainData } from '../internal/plain-data.ts';
 import { parseRetryAfter } from './retry-policy.ts';
 
@@ -32,9 +32,10 @@ const CLASS_BY_STATUS: Record<number, typeof APIError> = {
 
 /**
  * The error body as sent: parsed JSON (as plain data) when it parses, else the text;
- * `undefined` when empty. The key is removed after parsing, from every string.
+ * `undefined` when empty. Secrets are removed after parsing, from every string (a key written
+ * with JSON escapes, `\/` or `\u0041`, is caught).
  */
-export function readErrorBody(text: string, apiKey?: string | undefined): unknown {
+export function readErrorBody(text: string, redactor: Redactor): unknown {
   if (!text) return undefined;
   let body: unknown;
   try {
@@ -42,7 +43,7 @@ export function readErrorBody(text: string, apiKey?: string | undefined): unknow
   } catch {
     body = text;
   }
-  return redactDeep(body, apiKey);
+  return redactor.data(body);
 }
 
 // The spec does not give the error body's shape: look for the usual places a message sits.
@@ -60,23 +61,21 @@ function messageOf(body: unknown): string | undefined {
 }
 
 /**
- * The one mapper from an HTTP error status to an error class. The message never contains the
- * API key, even when the service echoes it back.
+ * The one mapper from an HTTP error status to an error class. Its message, body and headers
+ * hold no secret (see the redactor), even when the service echoes the request back.
  */
 export function apiErrorFromResponse(
   status: number,
   statusText: string,
   headers: Headers,
   bodyText: string,
-  context: { apiKey?: string | undefined; taskId?: string | undefined; what: string },
+  context: { redactor: Redactor; taskId?: string | undefined; what: string },
 ): APIError {
-  const body = readErrorBody(bodyText, context.apiKey);
-  headers = redactHeaders(headers, context.apiKey);
+  const { redactor } = context;
+  const body = readErrorBody(bodyText, redactor);
+  headers = redactor.headers(headers);
   const detail = messageOf(body);
-  const message = redact(
-    `${context.what} failed: ${status}${statusText ? ` ${statusText}` : ''}${detail ? `: ${detail}` : ''}`,
-    context.apiKey,
-  );
+  const message = `${context.what} failed: ${status}${statusText ? ` ${statusText}` : ''}${detail ? `: ${detail}` : ''}`;
   const init: APIErrorInit = {
     status,
     body,
@@ -86,8 +85,8 @@ export function apiErrorFromResponse(
   };
   if (status === 429) {
     const ms = parseRetryAfter(headers);
-    return new RateLimitError(message, { ...init, retryAfter: ms === undefined ? undefined : ms / 1000 });
+    return new RateLimitError(redactor.text(message), { ...init, retryAfter: ms === undefined ? undefined : ms / 1000 });
   }
   const ErrorClass = CLASS_BY_STATUS[status] ?? (status >= 500 ? InternalServerError : APIError);
-  return new ErrorClass(message, init);
+  return new ErrorClass(redactor.text(message), init);
 }

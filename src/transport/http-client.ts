@@ -8,7 +8,8 @@ import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, Omn
 import { Exchange, guardedBody, readBody } from './exchange.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
-import { redact, type LevelledLogger } from '../internal/logger.ts';
+import type { LevelledLogger } from '../internal/logger.ts';
+import { urlForRecord, type Redactor } from '../internal/redact.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
 import { errorText } from '../internal/error-text.ts';
 import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
@@ -37,6 +38,8 @@ export interface HttpConfig {
   fetch: Fetch | undefined;
   defaultHeaders: Record<string, string>;
   logger: LevelledLogger;
+  /** Removes every secret the client holds from its errors (the logger has the same one). */
+  redactor: Redactor;
   /** `baseURL` is the app's proxy, which adds the key: none is needed here, and the page's cookies go along. */
   proxied?: boolean;
   telemetry?: Telemetry | undefined;
@@ -177,19 +180,21 @@ export class HttpClient {
         // A download's attempt span ends once its response has started: the call's span covers the body.
         const span = this.#config.telemetry?.request(options.span, 'GET', url, undefined, attempt);
         let failure: unknown;
+        const stage = { network: true };
         try {
           const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }, span));
+          stage.network = false;
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
           const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
         } catch (error) {
           exchange.close();
-          throw (failure = this.#failure(error, request, exchange));
+          throw (failure = this.#failure(error, request, exchange, stage.network));
         } finally {
           span?.end(failure);
         }
       },
-      this.#retryOptions(request, `GET ${url}`),
+      this.#retryOptions(request, `GET ${urlForRecord(url)}`),
     );
   }
 
@@ -255,7 +260,8 @@ export class HttpClient {
       );
     }
     const base = this.#baseURL();
-    return withRetries((attempt) => this.#attempt(request, attempt, base), this.#retryOptions(request, `${request.method} /${request.path}`));
+    const json = request.json === undefined ? undefined : jsonText(request);
+    return withRetries((attempt) => this.#attempt(request, attempt, base, json), this.#retryOptions(request, `${request.method} /${request.path}`));
   }
 
   #retryOptions(request: HttpRequest<unknown>, label: string): RetryOptions {
@@ -270,7 +276,7 @@ export class HttpClient {
     };
   }
 
-  async #attempt<T>(request: HttpRequest<T>, attempt: number, base: string): Promise<T> {
+  async #attempt<T>(request: HttpRequest<T>, attempt: number, base: string, json: string | undefined): Promise<T> {
     const { logger } = this.#config;
     const started = logger.enabled('debug') ? performance.now() : 0;
     const timeout = request.timeout ?? this.#config.timeout;
@@ -281,8 +287,10 @@ export class HttpClient {
     const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
     let failure: unknown;
     let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
+    // Set while fetch runs and the answer is read: only a TypeError thrown then is the network's.
+    const stage = { network: false };
     try {
-      const building = request.json === undefined && request.body ? request.body() : undefined;
+      const building = json === undefined && request.body ? request.body() : undefined;
       built = building && (await exchange.race(building).catch((error: unknown) => {
         // Cut short while the body was being built: the body that comes later (a file it
         // opened) is let go of, or it would stay open.
@@ -293,8 +301,8 @@ export class HttpClient {
       // fetch's default, stated for custom fetches: behind a proxy (proxyURL) the page's session
       // cookie is how the app knows who asks; the service itself never gets a cookie.
       const init: Parameters<typeof send>[2] = { method: request.method, headers, signal: exchange.signal, credentials: 'same-origin' };
-      if (request.json !== undefined) {
-        init.body = JSON.stringify(request.json);
+      if (json !== undefined) {
+        init.body = json;
         init.headers = { ...headers, 'content-type': 'application/json' };
       } else if (built) {
         init.body = built.body;
@@ -304,6 +312,7 @@ export class HttpClient {
         // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
         init.redirect = 'error';
       }
+      stage.network = true;
       const response = await exchange.race(send(this.#fetch, url, init, span));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
@@ -316,10 +325,11 @@ export class HttpClient {
       }
       const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES, this.#config.proxied);
       if (overflow) throw tooLarge();
-      const json = parseJsonAnswer(decoder.decode(bytes), meta, request);
-      return request.parse ? request.parse(json, meta) : (json as T);
+      stage.network = false;
+      const answer = parseJsonAnswer(decoder.decode(bytes), meta, request, this.#config.redactor);
+      return request.parse ? request.parse(answer, meta) : (answer as T);
     } catch (error) {
-      throw (failure = this.#failure(error, request, exchange, built?.sent?.()));
+      throw (failure = this.#failure(error, request, exchange, stage.network, built?.sent?.()));
     } finally {
       span?.end(failure);
       exchange.close();
@@ -336,7 +346,7 @@ export class HttpClient {
       return { bytes: new Uint8Array(0) };
     });
     return apiErrorFromResponse(response.status, response.statusText, response.headers, decoder.decode(bytes), {
-      apiKey: this.#config.apiKey,
+      redactor: this.#config.redactor,
       taskId: request.taskId,
       what: request.what,
     });
@@ -346,9 +356,11 @@ export class HttpClient {
    * The error a failed attempt rejects with. A cut-short exchange gives its reason: the
    * caller's own abort reason, untouched, or the `APITimeoutError` of the deadline. What fetch
    * threw becomes an `OmniMediaError` whose cause is fetch's own error: never an object that
-   * holds the request (its Authorization header would show in `util.inspect(err)`).
+   * holds the request (its Authorization header would show in `util.inspect(err)`). Only a
+   * `TypeError` thrown while the network was at work (`network`: fetch, or reading the answer)
+   * is a connection error; one thrown by our own code before or after is not the network's fault.
    */
-  #failure(error: unknown, request: HttpRequest<unknown>, exchange: Exchange, sent?: number): unknown {
+  #failure(error: unknown, request: HttpRequest<unknown>, exchange: Exchange, network: boolean, sent?: number): unknown {
     if (exchange.ended) return exchange.reason;
     if (error instanceof OmniMediaError) return error;
     const { taskId, what } = request;
@@ -359,8 +371,9 @@ export class HttpClient {
         `${what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
         { cause: error, taskId },
       );
-    if (error instanceof TypeError) {
-      const reason = redact(socketReason(error), this.#config.apiKey);
+    const { redactor } = this.#config;
+    if (error instanceof TypeError && network) {
+      const reason = redactor.text(socketReason(error));
       const message = failedBeforeSending(error)
         ? `could not reach ${URL.canParse(request.path) ? new URL(request.path).origin : (this.#base ?? this.#config.baseURL)} (${reason})`
         : sent
@@ -368,25 +381,47 @@ export class HttpClient {
           : `the connection failed (${reason})`;
       return new APIConnectionError(`${what}: ${message}`, { cause: error, taskId });
     }
-    return new APIError(`${what}: the request failed (${redact(errorText(error), this.#config.apiKey)})`, {
+    return new APIError(`${what}: the request failed (${redactor.text(errorText(error))})`, {
       cause: error,
       taskId,
     });
   }
 }
 
+/**
+ * The request's JSON body as text, read from plain data (see `toPlainData`): a value JSON
+ * cannot carry (a cycle, a BigInt, a function, a class instance) is the caller's
+ * `ValidationError` naming it, before anything is sent; never a connection error.
+ */
+function jsonText(request: HttpRequest<unknown>): string {
+  try {
+    return JSON.stringify(toPlainData(request.json));
+  } catch (error) {
+    if (!(error instanceof PlainDataError)) throw error;
+    const invalid = new ValidationError([{ path: error.path, message: error.message }], `${request.what} params`);
+    invalid.taskId = request.taskId;
+    throw invalid;
+  }
+}
+
 /** An answer's JSON as plain data (see `toPlainData`), or the `APIError` saying why it is not. */
-function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpRequest<unknown>): unknown {
+function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpRequest<unknown>, redactor: Redactor): unknown {
   if (!text) return undefined;
   let problem: string;
+  let parsed: unknown;
   try {
-    return toPlainData(JSON.parse(text));
+    parsed = JSON.parse(text);
+    return toPlainData(parsed);
   } catch (error) {
     problem = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
   }
+  // JSON too deep or too long to use may still name its task at the top: a submission's answer
+  // names a task the service accepted, and the error must carry it.
+  const named = (parsed as { task_id?: unknown } | null | undefined)?.task_id;
+  const taskId = request.taskId ?? (request.retry === 'submission' && typeof named === 'string' && named ? named : undefined);
   throw new APIError(`${request.what}: the service answered ${meta.status} with ${problem}`, {
     ...meta,
-    body: text.length > MAX_ERROR_BODY_BYTES ? text.slice(0, MAX_ERROR_BODY_BYTES) : text,
-    taskId: request.taskId,
+    body: redactor.data(text.length > MAX_ERROR_BODY_BYTES ? text.slice(0, MAX_ERROR_BODY_BYTES) : text),
+    taskId,
   });
 }

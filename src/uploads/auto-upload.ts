@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { FileInput } from '../schemas/file-input.ts';
 import { isFileInput, prepareFile, type PreparedFile, type UploadRule } from './inputs.ts';
 import { resolveReference } from './references.ts';
+import { errorText } from '../internal/error-text.ts';
 import type { Uploader } from './send.ts';
 
 interface Pending {
@@ -38,6 +39,16 @@ export class AutoUploads {
     path: string,
     rule: UploadRule,
   ): string {
+    try {
+      return this.#reference(reference, key, path, rule);
+    } catch (error) {
+      // A class instance or a Proxy whose getter or trap throws (plain data was read already).
+      this.#issues.push({ path, message: `cannot be read: ${errorText(error)}` });
+      return '';
+    }
+  }
+
+  #reference<R extends { expires_at?: number | undefined }>(reference: string | R | FileInput, key: 'url' | 'upload_id', path: string, rule: UploadRule): string {
     if (isFileInput(reference)) {
       const placeholder = `omnimedia-upload://${this.#id}/${this.#pending.length}`;
       this.#pending.push({ placeholder, field: path, input: reference, rule, key });

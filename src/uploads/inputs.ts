@@ -239,7 +239,11 @@ export async function prepareFile(
 ): Promise<PreparedFile> {
   const field = options.field ?? 'file';
   const context = `${rule.kind} upload`;
-  const { source, head, name } = await open(input, field);
+  // A file object that breaks as it is opened (its stream errors, a getter or Proxy trap
+  // throws) is the caller's: a ValidationError naming the field, before any upload.
+  const { source, head, name } = await open(input, field).catch((error: unknown) => {
+    throw error instanceof ValidationError ? error : new ValidationError([{ path: field, message: `cannot be read: ${errorText(error)}` }], context);
+  });
   const fail = async (message: string): Promise<never> => {
     if (!source.replayable) await source.stream.cancel().catch(() => {});
     throw new ValidationError([{ path: field, message }], context);

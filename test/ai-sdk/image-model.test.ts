@@ -1,9 +1,10 @@
 // generateImage (the real `ai` package) with omni.image() against the mock service.
 import { generateImage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from 'omnimedia';
+import { http, HttpResponse } from 'msw';
+import { UnusableResultError, ValidationError } from 'omnimedia';
 import { fixture, photo } from '../testing/mock-helpers.ts';
-import { failure, pngSize, requests, run, useAiSdk } from './setup.ts';
+import { BASE_URL, failure, pngSize, requests, run, useAiSdk } from './setup.ts';
 
 const ctx = useAiSdk();
 
@@ -73,6 +74,21 @@ describe('generateImage with omni.image()', () => {
     await run(generateImage({ model: ctx.omni.image('omni-image'), prompt: { text: 'make it night', images: [upload.url] } }));
     expect(requests(ctx.mock, 'POST', '/v1/uploads/images')).toHaveLength(1); // ours above, no other
     expect(ctx.mock.tasks()[0]).toMatchObject({ operation: 'image_editing', status: 'completed' });
+  });
+
+  // Issue 30, defect 4: a billed task that completed without a usable result URL came out as a
+  // ValidationError ("nothing sent") without its task id.
+  it.each([
+    ['no result', []],
+    ['a relative result URL', [{ url: '/files/0.png' }]],
+  ])('a completed task with %s: UnusableResultError with the task id (reachable as the error or its cause)', async (_name, data) => {
+    ctx.server.use(http.get(`${BASE_URL}/v1/tasks/:id`, ({ params }) => HttpResponse.json({ task_id: params.id, status: 'completed', data })));
+    const error = await failure(generateImage({ model: ctx.omni.image('omni-image'), prompt: 'a fox' }));
+    const [task] = ctx.mock.tasks() as { task_id: string }[];
+    const ours = error instanceof UnusableResultError ? error : (error as { cause?: unknown }).cause;
+    expect(ours).toBeInstanceOf(UnusableResultError);
+    expect(ours).toMatchObject({ taskId: task!.task_id, task: { task_id: task!.task_id, status: 'completed' } });
+    expect(requests(ctx.mock, 'POST', '/v1/images/generations')).toHaveLength(1);
   });
 
   it('bad input is our ValidationError, naming the field, and nothing is sent', async () => {

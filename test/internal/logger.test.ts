@@ -1,7 +1,8 @@
-import { HttpResponse } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AuthenticationError, OmniMedia, type Logger } from 'omnimedia';
 import { createLogger } from '../../src/internal/logger.ts';
+import { createRedactor } from '../../src/internal/redact.ts';
 import { mediaBytes } from '../helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { SUBMISSION, json, recordRoute } from '../helpers/wire.ts';
@@ -90,6 +91,32 @@ describe('the API key never leaks', () => {
   });
 });
 
+// Issue 30, defect 11: a service error that echoes the request body put the callback token in
+// the info retry line and in APIError.message.
+describe('the callback token never leaks', () => {
+  it('a service that echoes the submitted body (503, then 400): no token in the retry line, the message or the body', async () => {
+    let answers = 0;
+    server.use(
+      http.post(`${BASE_URL}/v1/images/generations`, async ({ request }) => {
+        const sent = await request.text();
+        answers++;
+        return HttpResponse.json({ error: { message: `rejected ${sent}`, request: JSON.parse(sent) as unknown } }, answers === 1 ? { status: 503, headers: { 'retry-after': '0' } } : { status: 400 });
+      }),
+    );
+    const { out, logger } = capture();
+    const client = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, callbackSecret: 'callback-secret-of-the-app', logger, logLevel: 'info' });
+    const error = await client.images.generate({ model: 'm', prompt: 'p', callback_url: 'https://app.example/cb?x=1' }).catch((e: unknown) => e);
+    expect(answers).toBe(2);
+    const token = new URL(await client.callbacks.url('https://app.example/cb')).searchParams.get('omnimedia_token')!;
+    expect(token.length).toBeGreaterThan(20);
+    const everything = [...out, everythingIn(error), JSON.stringify(error)].join('\n');
+    expect(out.join('\n')).toMatch(/retry 1 in \d+ ms after: images\.generate failed: 503/);
+    expect(everything).toContain('omnimedia_token=[redacted]');
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain('callback-secret-of-the-app');
+  });
+});
+
 describe('a short key (a test key such as "test") is redacted where it could be the key, and only there', () => {
   it('tasks.retrieve("latest-task") keeps its id in the message; an echoed "Bearer test" is still scrubbed', async () => {
     recordRoute(server, 'get', '/v1/tasks/:id', HttpResponse.json({ error: 'no task latest-task for Bearer test' }, { status: 404 }));
@@ -101,14 +128,14 @@ describe('a short key (a test key such as "test") is redacted where it could be 
 
   it('as a token of its own (quotes, spaces, =, :, -) it is scrubbed; inside a word it is not', () => {
     const { out, logger } = capture();
-    const log = createLogger(logger, 'debug', 'test');
+    const log = createLogger(logger, 'debug', createRedactor(['test']));
     log.warn('key=test "test" test: contest testing tested latest-task my-test');
     expect(out[0]).toContain('key=[redacted] "[redacted]" [redacted]: contest testing tested latest-task my-[redacted]');
   });
 
   it('a key of 16 characters or more is scrubbed wherever it shows, even glued to other characters', () => {
     const { out, logger } = capture();
-    const log = createLogger(logger, 'debug', API_KEY);
+    const log = createLogger(logger, 'debug', createRedactor([API_KEY]));
     log.warn(`x${API_KEY}y and ${API_KEY}`);
     expect(out[0]).not.toContain(API_KEY);
     expect(out[0]).toContain('x[redacted]y and [redacted]');
@@ -118,7 +145,7 @@ describe('a short key (a test key such as "test") is redacted where it could be 
 describe('createLogger', () => {
   it('drops lines below the level and scrubs messages, strings, errors and objects', () => {
     const { out, logger } = capture();
-    const log = createLogger(logger, 'info', 'sk-secret');
+    const log = createLogger(logger, 'info', createRedactor(['sk-secret']));
     log.debug('hidden sk-secret');
     log.info('shown sk-secret', 'arg sk-secret', new Error('err sk-secret'), { nested: { k: 'sk-secret' } }, 42);
     expect(out).toHaveLength(1);
@@ -130,7 +157,7 @@ describe('createLogger', () => {
 
   it('off logs nothing', () => {
     const { out, logger } = capture();
-    const log = createLogger(logger, 'off', 'k');
+    const log = createLogger(logger, 'off', createRedactor(['k']));
     log.error('x');
     expect(out).toEqual([]);
   });

@@ -170,7 +170,7 @@ describe('results', () => {
 
 describe('local files: only inside allowedDirs', () => {
   it('an edit of a local image inside allowedDirs: uploaded first, then edited', async () => {
-    harness = await startHarness({ mock: { durations: FAST }, server: { allowedDirs: [dir] } });
+    harness = await startHarness({ mock: { durations: FAST }, server: { allowedDirs: [dir], waitMs: 3_600_000 } });
     const mcp = await harness.connect();
     const result = await run(call(mcp, 'edit_image', { model: 'omni-image', prompt: 'at night', image: join(dir, 'photo.png') }));
     expect(result.structuredContent).toMatchObject({ status: 'completed' });

@@ -55,3 +55,23 @@ describe('files.download(task, { to: directory }) with telemetry', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+// Issue 30, defect 6: a data: URL was recorded whole in url.full (file bytes, megabytes of them).
+describe('what a download span records of its URL', () => {
+  it('a data: URL by its scheme alone; an http(s) URL without credentials, query or fragment', async () => {
+    const rec = recorder();
+    const bytes = `data:image/png;base64,${Buffer.from(png.bytes).toString('base64')}`;
+    const signed = 'https://user:pass@files.test/out/0.png?X-Amz-Signature=abc#frag';
+    const dataClient = new OmniMedia({ apiKey: 'sk-0123456789abcdef', baseURL: 'https://api.test', logLevel: 'off', maxRetries: 0, telemetry: rec.telemetry, fetch: async () => new Response(png.bytes, { headers: { 'content-type': 'image/png' } }) });
+    await dataClient.files.download(bytes);
+    await dataClient.files.download({ task_id: 'task_data', status: 'completed', data: [{ url: bytes }] });
+    await dataClient.files.download(signed.replace('user:pass@', '')).catch(() => undefined);
+    const gets = rec.spans().filter((s) => s.name === 'GET');
+    expect(gets.map((s) => s.attributes['url.full'])).toEqual(['data:', 'data:', 'https://files.test/out/0.png']);
+    expect(gets[0]!.attributes['server.address']).toBeUndefined();
+    expect(gets[2]!.attributes).toMatchObject({ 'server.address': 'files.test', 'server.port': 443 });
+    const recorded = JSON.stringify(rec.spans().map((s) => [s.name, s.attributes, s.events]));
+    expect(recorded).not.toContain('base64');
+    expect(recorded).not.toContain('X-Amz');
+  });
+});

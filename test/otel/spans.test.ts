@@ -141,6 +141,21 @@ describe('failures', () => {
     expect(post!.status.code).toBe(SpanStatusCode.ERROR);
   });
 
+  // Issue 30, defect 6: the model was read from the answer only, so a refused submission's span
+  // had none; the failed calls are the ones a dashboard filters by model.
+  it.each([401, 402, 403, 429, 500])('a submission refused with %i: its span has the model of the request from its start', async (status) => {
+    // A Retry-After past the longest the SDK sleeps: a 429 goes to the caller (a 500 is never retried).
+    const refuse = () => HttpResponse.json({ error: 'no' }, { status, headers: { 'retry-after': '3600' } });
+    server.use(http.post(`${BASE_URL}/v1/images/generations`, refuse), http.post(`${BASE_URL}/v1/video/generate`, refuse));
+    await run(client.images.generate({ model: 'omni-image', prompt: 'a fox' }).catch(() => undefined));
+    await run(client.videos.generate({ prompt: 'a fox' }).catch(() => undefined));
+    for (const [name, model] of [['omnimedia.images.generate', 'omni-image'], ['omnimedia.videos.generate', 'omni_flash']] as const) {
+      const call = span(rec.spans(), name);
+      expect(call.status.code).toBe(SpanStatusCode.ERROR);
+      expect(call.attributes).toMatchObject({ 'omnimedia.model': model, 'gen_ai.request.model': model });
+    }
+  });
+
   it('a failed task: the wait span ends with ERROR, TaskFailedError, the failed status and its fail_reason', async () => {
     mock.failNextTask('provider_error');
     const error = await run(client.images.generate({ model: 'omni-image', prompt: 'a fox' }).wait()).catch((e: unknown) => e);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIError, OmniMedia } from 'omnimedia';
 import { mediaBytes } from '../helpers/media-bytes.ts';
 import { freePort } from '../helpers/redis-server.ts';
+import { secretFormsIn } from '../helpers/secret-forms.ts';
 import { KEY, SESSION, leaks, rawRequest, startProxy, startRecorder, type Mode, type Recorded, type RunningProxy } from './helpers.ts';
 
 type Shape = 'json' | 'escaped-json' | 'text';
@@ -150,5 +151,44 @@ describe.each(['node', 'fetch'] as Mode[])('the key stays on the server (%s hand
     expect((error as APIError).status).toBe(401);
     expect(leaks(JSON.stringify(error))).toEqual([]);
     expect(leaks(String((error as Error).message))).toEqual([]);
+  });
+});
+
+// Issue 30, defect 5: keys under 16 characters were removed only at token boundaries, and a
+// base64 run never sits on one: a 13-character key echoed as base64 reached the page.
+describe('a short key, echoed encoded at every alignment, never reaches the page', () => {
+  const SHORT_KEY = 'sk-9f8e7d6c5b';
+  const ENCODE: Record<string, (text: string) => string> = {
+    base64: (text) => Buffer.from(text).toString('base64'),
+    base64url: (text) => Buffer.from(text).toString('base64url'),
+    hex: (text) => Buffer.from(text).toString('hex'),
+    'percent-encoded': encodeURIComponent,
+  };
+
+  it.each(['node', 'fetch'] as Mode[])('%s handler: in the body (JSON and error text), in a passed header, with 0 to 2 bytes before it', async (mode) => {
+    let prefix = '';
+    let encoding = 'base64';
+    const upstream = await startRecorder((request, res) => {
+      const echoed = ENCODE[encoding]!(`${prefix}${String(request.headers.authorization)}`);
+      res.setHeader('x-request-id', `req-${echoed}`);
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `you sent ${echoed}`, [echoed]: echoed } }));
+    });
+    const proxy = await startProxy({ upstream: upstream.url, apiKey: SHORT_KEY }, mode);
+    try {
+      for (encoding of Object.keys(ENCODE))
+        for (prefix of ['', 'x', 'xy']) {
+          const body = JSON.stringify({ model: 'omni-image', prompt: 'a fox' });
+          const answer = await rawRequest(
+            proxy.port,
+            `POST /api/omnimedia/v1/images/generations HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nCookie: ${SESSION}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          );
+          expect(answer.status).toBe(401);
+          expect(secretFormsIn(answer.raw, SHORT_KEY), `${encoding}, ${prefix.length} bytes before: ${answer.raw}`).toEqual([]);
+        }
+      expect(upstream.requests.every((r) => r.headers.authorization === `Bearer ${SHORT_KEY}`)).toBe(true);
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
   });
 });

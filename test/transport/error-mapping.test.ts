@@ -14,6 +14,7 @@ import {
   ServiceUnavailableError,
 } from 'omnimedia';
 import { apiErrorFromResponse } from '../../src/transport/error-mapping.ts';
+import { createRedactor } from '../../src/internal/redact.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { recordRoute } from '../helpers/wire.ts';
 
@@ -127,6 +128,7 @@ describe('status → error class (one mapper)', () => {
     const error = apiErrorFromResponse(403, 'Forbidden', new Headers({ 'x-request-id': 'q' }), '{"error":"scope"}', {
       what: 'videos.generate',
       taskId: 't9',
+      redactor: createRedactor(),
     });
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error).toMatchObject({ message: 'videos.generate failed: 403 Forbidden: scope', taskId: 't9', requestId: 'q', body: { error: 'scope' } });

@@ -1,0 +1,157 @@
+// The one redactor: every form of every secret goes, ordinary text stays. The oracle
+// (secretFormsIn) decodes instead of matching the redactor's own patterns.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
+import { secretFormsIn } from '../helpers/secret-forms.ts';
+
+const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=';
+const keyOf = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...KEY_CHARS), minLength: min, maxLength: max });
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/** How an echo may write `text` (which holds the key). */
+const ENCODINGS: Record<string, (text: string) => string> = {
+  'as written': (text) => text,
+  'percent-encoded': encodeURIComponent,
+  'percent-encoded, lower-case hex': (text) => encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+  hex: (text) => Buffer.from(text).toString('hex'),
+  'HEX': (text) => Buffer.from(text).toString('hex').toUpperCase(),
+  'every byte percent-encoded': (text) => Buffer.from(text).toString('hex').replace(/../g, '%$&'),
+  base64: (text) => base64(bytesOf(text)),
+  base64url: (text) => base64url(bytesOf(text)),
+};
+
+const LITERAL_FORMS = ['as written', 'percent-encoded', 'percent-encoded, lower-case hex'];
+
+describe('the key in every form, at every alignment, inside longer runs, for keys of every length', () => {
+  it.each(Object.keys(ENCODINGS))('%s: text() and data() leave no trace of it', (encoding) => {
+    fc.assert(
+      fc.property(keyOf(4, 48), fc.string({ maxLength: 7 }), fc.string({ maxLength: 7 }), (key, before, after) => {
+        // An echo of the Authorization header, as a service might write it back. A key under 16
+        // characters as written is a token of its own (a letter glued to it makes it a word):
+        // encoded, it is removed inside any run.
+        const glued = key.length >= 16 || !LITERAL_FORMS.includes(encoding);
+        const echoed = ENCODINGS[encoding]!(`${before}Bearer ${key}${glued ? '' : '"'}${after}`);
+        const redactor = createRedactor([key]);
+        const line = `upstream said: ${echoed} (req 7)`;
+        expect(secretFormsIn(redactor.text(line), key)).toEqual([]);
+        expect(secretFormsIn(JSON.stringify(redactor.data({ echo: echoed, [echoed]: [echoed] })), key)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('the issue’s case: a 13-character key in base64 (`Bearer sk-9f8e7d6c5b`)', () => {
+    const redactor = createRedactor(['sk-9f8e7d6c5b']);
+    const out = redactor.text('QmVhcmVyIHNrLTlmOGU3ZDZjNWI=');
+    expect(out).toContain(REDACTED);
+    expect(secretFormsIn(out, 'sk-9f8e7d6c5b')).toEqual([]);
+  });
+
+  it('a key of 16 characters or more goes wherever it shows, glued to other characters too', () => {
+    const key = 'sk-test-0123456789abcdef';
+    expect(createRedactor([key]).text(`x${key}y and ${key}`)).toBe(`x${REDACTED}y and ${REDACTED}`);
+  });
+
+  it('a shorter key goes where it stands as a token of its own (after an escape too), not inside a word', () => {
+    const redactor = createRedactor(['test']);
+    expect(redactor.text('key=test "test" test: contest testing tested latest-task my-test Bearer%20test \\u0020test')).toBe(
+      `key=${REDACTED} "${REDACTED}" ${REDACTED}: contest testing tested latest-task my-${REDACTED} Bearer%20${REDACTED} \\u0020${REDACTED}`,
+    );
+  });
+
+  it('several secrets, one inside another: the longer goes whole', () => {
+    const redactor = createRedactor(['abcd', 'xxabcdxx-0123456789']);
+    expect(redactor.text('key xxabcdxx-0123456789 and abcd')).toBe(`key ${REDACTED} and ${REDACTED}`);
+  });
+
+  it('a secret added later (a callback token once derived) goes too', () => {
+    const redactor = createRedactor();
+    expect(redactor.text('token Zm9vYmFyYmF6cXV4')).toBe('token Zm9vYmFyYmF6cXV4');
+    redactor.add('Zm9vYmFyYmF6cXV4');
+    expect(redactor.text('token Zm9vYmFyYmF6cXV4')).toBe(`token ${REDACTED}`);
+  });
+});
+
+describe('ordinary text that merely holds a short key’s characters is left alone', () => {
+  const WORDS = ['the', 'task', 'latest', 'completed', 'failed', 'after', 'retry', 'image', 'video', 'upload', 'status', 'pending', 'queue', 'provider', 'timeout', 'seconds', '1536x1024', 'omni-image', '404', 'Not', 'Found', 'in', 'ms', 'https://media.example.com/v1/tasks/abc'];
+
+  it('a 4-to-13-character key: every text of words, numbers and paths that holds it inside its words comes back unchanged', () => {
+    fc.assert(
+      fc.property(
+        keyOf(4, 13).filter((key) => /^[a-z0-9]/i.test(key) && /[a-z0-9]$/i.test(key)),
+        fc.array(fc.tuple(fc.constantFrom(...WORDS), fc.boolean(), fc.stringMatching(/^[a-z]{1,3}$/)), { minLength: 1, maxLength: 20 }),
+        (key, parts) => {
+          // The key glued inside words (`latest` holds `test`), never standing alone.
+          const text = parts.map(([word, glue, letters]) => (glue ? `${letters}${key}${letters}` : word)).join(' ');
+          const redactor = createRedactor([key]);
+          expect(redactor.data(text)).toBe(text);
+          expect(redactor.text(text)).toBe(text);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('prose, numbers, ids and hex hashes with the key `test` or `sk-9f8e7d6c5b` stay as they are', () => {
+    const text =
+      'Task task_7f3a9c2e1b (latest) completed in 12 s; contest results tested; sha256 9f86d081884c7d659a2feaa0c55ad015; request req_0123456789; ' +
+      'size 1536x1024, n=4; https://cdn.example.com/out/9f8e7d6c5b/a.png; sk- prefix, 9f8e7d6c5b alone';
+    for (const key of ['test', 'sk-9f8e7d6c5b']) expect(createRedactor([key]).data(text)).toBe(text);
+  });
+});
+
+describe('callback tokens, URL credentials and signed queries', () => {
+  const redactor = createRedactor();
+
+  it(`the ${CALLBACK_TOKEN_PARAM} parameter's value goes wherever it appears, percent-encoded inside another URL too; the rest of the URL stays`, () => {
+    const url = `https://app.example/cb?a=1&${CALLBACK_TOKEN_PARAM}=T0k3n_-x&b=2`;
+    expect(redactor.data(`echo: ${url}`)).toBe(`echo: https://app.example/cb?a=1&${CALLBACK_TOKEN_PARAM}=${REDACTED}&b=2`);
+    expect(redactor.data(encodeURIComponent(url))).not.toContain('T0k3n');
+    expect(redactor.data({ body: { callback_url: url } })).toEqual({ body: { callback_url: `https://app.example/cb?a=1&${CALLBACK_TOKEN_PARAM}=${REDACTED}&b=2` } });
+  });
+
+  it('credentials in any URL go; its scheme and host stay', () => {
+    expect(redactor.data('fetch https://user:p%40ss@cdn.example/x.png failed')).toBe(`fetch https://${REDACTED}@cdn.example/x.png failed`);
+    expect(redactor.text('redis://:hunter2@redis.internal:6379/0')).toBe(`redis://${REDACTED}@redis.internal:6379/0`);
+    expect(redactor.data('write to me@example.com')).toBe('write to me@example.com');
+  });
+
+  it('text() drops the query and fragment of every http(s) URL (a signed URL keeps its signature in it); data() keeps them, a result URL must work', () => {
+    const signed = 'https://bucket.s3.amazonaws.com/out/a.png?X-Amz-Credential=AKIA%2F&X-Amz-Signature=abc123';
+    expect(redactor.text(`GET ${signed} failed (see ${signed}).`)).toBe(
+      `GET https://bucket.s3.amazonaws.com/out/a.png?${REDACTED} failed (see https://bucket.s3.amazonaws.com/out/a.png?${REDACTED}).`,
+    );
+    expect(redactor.text('{"url":"https://h/a.png?sig=1"}')).toBe(`{"url":"https://h/a.png?${REDACTED}"}`);
+    expect(redactor.data({ url: signed })).toEqual({ url: signed });
+    expect(redactor.text('https://h/a.png and https://h/b?')).toBe('https://h/a.png and https://h/b?');
+  });
+
+  it('the keyless redactor (TasksClient) removes tokens, credentials and queries all the same', () => {
+    const keyless = createKeylessRedactor();
+    expect(keyless.text(`https://u:p@h.example/cb?${CALLBACK_TOKEN_PARAM}=abc&x=1 and https://cdn.example/a.png?sig=1`)).toBe(
+      `https://${REDACTED}@h.example/cb?${REDACTED} and https://cdn.example/a.png?${REDACTED}`,
+    );
+    expect(keyless.data(`cb?${CALLBACK_TOKEN_PARAM}=abc`)).toBe(`cb?${CALLBACK_TOKEN_PARAM}=${REDACTED}`);
+  });
+
+  it('headers(): each value as data() leaves it', () => {
+    const out = createRedactor(['sk-9f8e7d6c5b']).headers(new Headers({ 'x-echo': 'Bearer sk-9f8e7d6c5b', 'x-request-id': 'r1' }));
+    expect(Object.fromEntries(out)).toEqual({ 'x-echo': `Bearer ${REDACTED}`, 'x-request-id': 'r1' });
+  });
+});
+
+describe('urlForRecord: what a log, an error or a span records of a URL', () => {
+  it.each([
+    ['https://user:pass@cdn.example:8443/a/b.png?X-Amz-Signature=1#f', 'https://cdn.example:8443/a/b.png'],
+    ['http://127.0.0.1/x', 'http://127.0.0.1/x'],
+    [`data:image/png;base64,${'A'.repeat(1000)}`, 'data:'],
+    ['blob:https://app.example/7b1e', 'blob:'],
+    ['file:///etc/passwd', 'file:'],
+    ['not a url', '(not a URL)'],
+  ])('%s → %s', (url, recorded) => {
+    expect(urlForRecord(url)).toBe(recorded);
+  });
+});
