@@ -254,7 +254,7 @@ function watchesOf(settings: ProxySettings): TaskWatches {
     events: coordination?.events ?? new MemoryTaskEvents(),
     durations: new TaskDurations(coordination?.durations),
     leases: coordination?.leases,
-    keyForms: () => settings.service().keyForms,
+    redactor: () => settings.service().redactor,
     callbacks: settings.callbackURL !== undefined,
     logger: settings.logger,
   });

@@ -8,7 +8,7 @@
  */
 import type { TaskEventBus, TaskLeases } from '../coordination/ports.ts';
 import { APIError } from '../errors.ts';
-import { redactDeep } from '../internal/logger.ts';
+import type { Redactor } from '../internal/redact.ts';
 import { settle } from '../internal/settle.ts';
 import { TASK_ANSWER } from '../schemas/answers.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -47,8 +47,8 @@ export interface WatchPorts {
   events: TaskEventBus;
   durations: TaskDurations;
   leases?: TaskLeases | undefined;
-  /** The forms of the key, removed from a task heard on the bus before a page gets it. */
-  keyForms: () => readonly string[];
+  /** The proxy's redactor: the key, in every form, removed from a task heard on the bus before a page gets it. */
+  redactor: () => Redactor;
   /**
    * Callbacks end the proxy's tasks (its `callbackURL` is set): after its first read a watch
    * queries only every `maxInterval` (30 s), a fallback for a callback that never comes.
@@ -177,7 +177,7 @@ class Watch {
       throw new APIError(`task events(${this.#taskId}): ${error.message}`, { status: error.status, taskId: this.#taskId, body: { error: { code: error.code, message: error.message } } });
     }
     const what = `task events(${this.#taskId})`;
-    if (answer.status < 200 || answer.status >= 300) throw apiErrorFromResponse(answer.status, '', new Headers(answer.headers), answer.text, { what, taskId: this.#taskId });
+    if (answer.status < 200 || answer.status >= 300) throw apiErrorFromResponse(answer.status, '', new Headers(answer.headers), answer.text, { redactor: this.#ports.redactor(), what, taskId: this.#taskId });
     const task = parseResponse<TaskResult>(TASK_ANSWER, answer.body, what, { taskId: this.#taskId });
     if (task.task_id !== this.#taskId) throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { status: answer.status, taskId: this.#taskId });
     this.#texts.set(task, answer.text);
@@ -198,7 +198,7 @@ class Watch {
   /** A task heard on the bus (a callback's, another instance's) as JSON, the key removed from every string. */
   #textOf(task: TaskResult): string {
     const raw = rawAnswer(task) ?? task;
-    return JSON.stringify(this.#ports.keyForms().reduce<unknown>((value, form) => redactDeep(value, form), raw));
+    return JSON.stringify(this.#ports.redactor().data(raw));
   }
 
   #finish(): void {

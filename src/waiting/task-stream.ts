@@ -5,10 +5,12 @@
  * from a proxy without the route, the wait polls through the proxy as before (the poller does).
  */
 import { APIError } from '../errors.ts';
+import type { Redactor } from '../internal/redact.ts';
 import { sleep } from '../internal/sleep.ts';
 import { TASK_ANSWER } from '../schemas/answers.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { apiErrorFromResponse } from '../transport/error-mapping.ts';
+import type { HttpClient } from '../transport/http-client.ts';
 import { isTransientInWait, transientDelay } from '../transport/retry-policy.ts';
 import { sseParser } from '../transport/sse.ts';
 import { parseResponse } from '../validation/answers.ts';
@@ -20,6 +22,8 @@ export interface TaskStreams {
   open(taskId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<{ response: Response; body: ReadableStream<Uint8Array> }>;
   /** The proxy answered the route with 404 (it has none): this client's waits poll from now on. */
   unsupported?: boolean;
+  /** The client's redactor, for the errors a stream sends. */
+  redactor: Redactor;
 }
 
 /** Failures in a row after which a wait polls instead. */
@@ -139,7 +143,7 @@ export class TaskEventStream {
     } catch {
       // Kept as text below.
     }
-    return apiErrorFromResponse(status, '', new Headers(), data, { what: this.#what, taskId: this.#taskId });
+    return apiErrorFromResponse(status, '', new Headers(), data, { redactor: this.#streams.redactor, what: this.#what, taskId: this.#taskId });
   }
 
   /**
@@ -162,18 +166,18 @@ export class TaskEventStream {
   }
 }
 
-/** The streams of a client whose base URL is the app's proxy. */
-export function proxyStreams(
-  stream: (path: string, options: { what: string; taskId: string; signal: AbortSignal; headers: Record<string, string>; idleTimeout: number }) => Promise<{ response: Response; body: ReadableStream<Uint8Array> }>,
-): TaskStreams {
+/** The streams of a client whose base URL is the app's proxy: one attempt each (the wait reopens). */
+export function proxyStreams(http: Pick<HttpClient, 'open' | 'redactor'>): TaskStreams {
   return {
+    redactor: http.redactor,
     open: (taskId, lastEventId, signal) =>
-      stream(`v1/tasks/${encodeURIComponent(taskId)}/events`, {
+      http.open(`v1/tasks/${encodeURIComponent(taskId)}/events`, {
         what: `task events(${taskId})`,
         taskId,
         signal,
-        headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+        api: { headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } },
         idleTimeout: STREAM_IDLE_MS,
+        maxRetries: 0,
       }),
   };
 }

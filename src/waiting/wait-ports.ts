@@ -33,6 +33,6 @@ export function waitPorts(
     logger,
     telemetry,
     // Behind the app's proxy, waits read the task's event stream (the service itself has none).
-    streams: http.proxied ? proxyStreams((path, options) => http.stream(path, options)) : undefined,
+    streams: http.proxied ? proxyStreams(http) : undefined,
   };
 }
