@@ -255,7 +255,8 @@ function watchesOf(settings: ProxySettings): TaskWatches {
     durations: new TaskDurations(coordination?.durations),
     leases: coordination?.leases,
     redactor: () => settings.service().redactor,
-    callbacks: settings.callbackURL !== undefined,
+    // A callback reaches a watch only on the fleet's bus (the app's client handles it): without one, poll as .wait() does.
+    callbacks: settings.callbackURL !== undefined && coordination !== undefined,
     logger: settings.logger,
   });
 }

@@ -50,8 +50,9 @@ export interface WatchPorts {
   /** The proxy's redactor: the key, in every form, removed from a task heard on the bus before a page gets it. */
   redactor: () => Redactor;
   /**
-   * Callbacks end the proxy's tasks (its `callbackURL` is set): after its first read a watch
-   * queries only every `maxInterval` (30 s), a fallback for a callback that never comes.
+   * Callbacks end the proxy's tasks (its `callbackURL` is set, and a `coordination` carries them
+   * from the app's callback handler): after its first read a watch queries only every 30 s, a
+   * fallback for a callback that never comes.
    */
   callbacks: boolean;
   logger: LevelledLogger;

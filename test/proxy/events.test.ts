@@ -237,3 +237,18 @@ describe.each(['node:http', 'express', 'hono'] as Server3[])('task events on %s'
     expect((await fetch(`${off.url}/api/omnimedia/v1/tasks/task_1/events`, { headers: { cookie: SESSION } })).status).toBe(404);
   });
 });
+
+describe('task events with a callbackURL', () => {
+  it('without a coordination no callback can reach the watch: it follows the task at the cadence of .wait(), not the 30 s fallback', async () => {
+    const proxy = await startOn('node:http', { upstream: mock.url, callbackURL: 'https://app.example.com/api/omnimedia-callback' });
+    try {
+      const taskId = await submit();
+      const stream = await open(`${proxy.url}/api/omnimedia/v1/tasks/${taskId}/events`);
+      // The task ends 3.5 s after its submission; the wait's cadence reads it by about 6 s.
+      await until(() => stream.ended, 12_000);
+      expect(stream.tasks().at(-1)?.status).toBe('completed');
+    } finally {
+      await proxy.close();
+    }
+  }, 20_000);
+});
