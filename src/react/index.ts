@@ -46,7 +46,14 @@ export interface UseTaskOptions {
 }
 
 /** What `useTask` follows: a task id, a `TaskPromise` or a submission (`{ task_id }`), or nothing. */
-export type TaskInput = string | PromiseLike<{ task_id: string }> | { task_id: string } | undefined;
+export type TaskInput =
+  | string
+  | PromiseLike<{ task_id: string }>
+  | {
+      /** The submitted task's id. */
+      task_id: string;
+    }
+  | undefined;
 
 const idle: TaskSource = { get: () => IDLE, subscribe: () => () => {} };
 const serverSnapshot = () => IDLE;

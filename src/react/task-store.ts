@@ -38,8 +38,14 @@ export interface TaskState {
  * ```
  */
 export type TaskClient =
-  | { tasks: { watch(taskId: string, options?: WaitOptions): AsyncIterable<TaskResult> } }
-  | { watch(taskId: string, options?: WaitOptions): AsyncIterable<TaskResult> };
+  | {
+      /** An `OmniMedia`'s tasks: their `watch`. */
+      tasks: { watch(taskId: string, options?: WaitOptions): AsyncIterable<TaskResult> };
+    }
+  | {
+      /** A `TasksClient`'s `watch`: each change of the task, the end last. */
+      watch(taskId: string, options?: WaitOptions): AsyncIterable<TaskResult>;
+    };
 
 /** The state of no task. */
 export const IDLE: TaskState = Object.freeze({ task: undefined, status: 'idle', done: false, error: undefined });
