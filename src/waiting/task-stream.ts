@@ -48,12 +48,19 @@ export class TaskEventStream {
   #error: APIError | undefined;
   /** The last task sent was the end: the proxy closes the stream next. */
   #ended = false;
+  /** The stream's request: ended with the wait's signal, except after the end (see `close`). */
+  readonly #request = new AbortController();
 
   constructor(streams: TaskStreams, taskId: string, what: string, signal: AbortSignal) {
     this.#streams = streams;
     this.#taskId = taskId;
     this.#what = what;
     this.#signal = signal;
+    const onAbort = (): void => {
+      if (!this.#ended) this.#request.abort(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
     this.#feed = sseParser(({ event, data, id }) => {
       if (event === 'error') this.#error = this.#errorOf(data);
       if (event !== 'task') return;
@@ -102,7 +109,7 @@ export class TaskEventStream {
   async #open(): Promise<boolean> {
     while (!this.#streams.unsupported) {
       try {
-        const { response, body } = await this.#streams.open(this.#taskId, this.#lastId, this.#signal);
+        const { response, body } = await this.#streams.open(this.#taskId, this.#lastId, this.#request.signal);
         if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
           void body.cancel().catch(() => {});
           throw new APIError(`${this.#what}: the proxy answered the events route with ${response.headers.get('content-type') ?? 'no content type'}`, { status: response.status, taskId: this.#taskId });
@@ -147,16 +154,19 @@ export class TaskEventStream {
   }
 
   /**
-   * Stop reading: the wait is over. After the end of the task the proxy ends the stream itself:
-   * it is read to that end (a second at most) rather than cut, which a browser reports as a
-   * failed request (net::ERR_ABORTED).
+   * Stop reading: the wait is over. After the task's end the proxy ends the stream itself: it is
+   * read to that end (a second at most) rather than cut, since a browser reports a cut request
+   * as failed (net::ERR_ABORTED), and the wait's own end must not abort it either.
    */
   close(): void {
     const reader = this.#reader;
     this.#reader = undefined;
-    if (!reader) return;
-    if (!this.#ended) return void reader.cancel().catch(() => {});
-    const timer = setTimeout(() => void reader.cancel().catch(() => {}), 1_000);
+    const cut = (): void => {
+      this.#request.abort();
+      void reader?.cancel().catch(() => {});
+    };
+    if (!reader || !this.#ended) return cut();
+    const timer = setTimeout(cut, 1_000);
     const drain = (): void =>
       void reader.read().then(
         ({ done }) => (done ? clearTimeout(timer) : drain()),

@@ -60,6 +60,25 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
     expect(sent).toEqual(['POST /v1/images/generations', `GET /v1/tasks/${task.task_id}/events`]);
   });
 
+  it('after the end the proxy ends the stream: the page never aborts its request (a browser reports that as a failed request)', async () => {
+    const signals: AbortSignal[] = [];
+    const ends: Promise<void>[] = [];
+    const { client } = page(await proxyAt(), async (url, next, init) => {
+      const response = await next();
+      if (!url.endsWith('/events') || !response.body) return response;
+      if (init?.signal) signals.push(init.signal);
+      // The page's copy of the stream, and ours to see the proxy end it.
+      const [mine, theirs] = response.body.tee();
+      ends.push(mine.pipeTo(new WritableStream()).catch(() => {}));
+      return new Response(theirs, response);
+    });
+    const task = await client.images.generate({ model: 'omni-image', prompt: 'a lighthouse' }).wait();
+    expect(task.status).toBe('completed');
+    await Promise.all(ends);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
+  });
+
   it('tasks.watch and TasksClient too: each change, the end last', async () => {
     const url = await proxyAt();
     const { client } = page(url);
