@@ -82,8 +82,12 @@ extra=()
 AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
 # @modelcontextprotocol/sdk for omnimedia/mcp and `omnimedia mcp`, as the repo pins it.
 MCP_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@modelcontextprotocol/sdk/package.json').version")
+# react and react-dom for omnimedia/react's Chromium page (an optional peer), as the repo pins them.
+REACT_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react/package.json').version")
+REACT_DOM_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react-dom/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
-  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" "${extra[@]}" >/dev/null)
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" \
+  "react@$REACT_VERSION" "react-dom@$REACT_DOM_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"

@@ -186,21 +186,22 @@ async function playLive(browser, origin, label) {
     if (outcome.streams !== 1 || outcome.queries !== 0) problems.push(`${label} live: ${outcome.streams} streams and ${outcome.queries} task queries after the reload (want 1 and 0)`);
     if (outcome.ssr !== 'idle') problems.push(`${label} live: the server rendered ${outcome.ssr}`);
     // A page's stream as Node reads it (at 127.0.0.1: only Chromium maps the public host): headers, then the first event at once.
-    if (!origin.startsWith('http://127.0.0.1')) return;
-    const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
-    const submitted = await page.evaluate(async () => {
-      const response = await fetch('/api/omnimedia/v1/video/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'omni_flash', messages: [{ role: 'user', content: 'x' }], seconds: '4' }) });
-      return (await response.json()).task_id;
-    });
-    const opened = performance.now();
-    const response = await fetch(`${origin}/api/omnimedia/v1/tasks/${submitted}/events`, { headers: { cookie: cookies } });
-    outcome.contentType = response.headers.get('content-type');
-    const reader = response.body.getReader();
-    let text = '';
-    while (!text.includes('event: task')) text += new TextDecoder().decode((await reader.read()).value);
-    outcome.firstEventMs = Math.round(performance.now() - opened);
-    await reader.cancel();
-    if (!outcome.contentType?.startsWith('text/event-stream') || outcome.firstEventMs > 2_000) problems.push(`${label} live: the stream's first event came after ${outcome.firstEventMs} ms (${outcome.contentType})`);
+    if (origin.startsWith('http://127.0.0.1')) {
+      const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const submitted = await page.evaluate(async () => {
+        const response = await fetch('/api/omnimedia/v1/video/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'omni_flash', messages: [{ role: 'user', content: 'x' }], seconds: '4' }) });
+        return (await response.json()).task_id;
+      });
+      const opened = performance.now();
+      const response = await fetch(`${origin}/api/omnimedia/v1/tasks/${submitted}/events`, { headers: { cookie: cookies } });
+      outcome.contentType = response.headers.get('content-type');
+      const reader = response.body.getReader();
+      let text = '';
+      while (!text.includes('event: task')) text += new TextDecoder().decode((await reader.read()).value);
+      outcome.firstEventMs = Math.round(performance.now() - opened);
+      await reader.cancel();
+      if (!outcome.contentType?.startsWith('text/event-stream') || outcome.firstEventMs > 2_000) problems.push(`${label} live: the stream's first event came after ${outcome.firstEventMs} ms (${outcome.contentType})`);
+    }
   } catch (error) {
     problems.push(`${label} live: ${error.message.split('\n')[0]}`);
   } finally {
