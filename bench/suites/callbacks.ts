@@ -55,6 +55,8 @@ export default async (): Promise<BenchTable[]> => {
 
   // Handler over loopback, verify off (no service here): what the handler adds to a request.
   const client = new OmniMedia({ baseURL: 'http://127.0.0.1:9', logLevel: 'off' });
+  // A task this client submitted, as its journal knows it: what a handler delivers (another's is a 403).
+  client.journal.record({ task_id: sample.task_id, kind: 'image_generation', submitted_at: Date.now() });
   const handler = client.callbacks.nodeHandler(() => {}, { verify: false, dedupe: false });
   const ours = await listen(handler as RequestListener);
   const bare = await listen((req, res) => {

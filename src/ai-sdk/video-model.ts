@@ -63,6 +63,12 @@ interface Operation {
 
 /** Tasks the webhook path already read, for the one `doStatus` the AI SDK makes after it. Bounded. */
 const MAX_SETTLED = 256;
+/**
+ * How long a webhook completion waits for its `doStart`, in ms: the AI SDK calls it at once (in
+ * the same turn of the event loop); one not taken by then was abandoned, and must neither stay
+ * in memory nor be taken by a later generation that uses the same URL.
+ */
+const COMPLETION_TAKEN_WITHIN_MS = 5_000;
 
 /**
  * The longest one `doStatus` waits for a read that succeeds: transient failures (a 502, a
@@ -141,6 +147,7 @@ export class OmniMediaVideoModel implements VideoModelV4 {
     webhook: () => PromiseLike<{ url: string; received: PromiseLike<Webhook> }>;
   }): Promise<{ webhookUrl: string; received: PromiseLike<Webhook> }> {
     const { url, received } = await options.webhook();
+    this.#dropAbandoned();
     const completion = new WebhookCompletion(received);
     this.#completions.set(url, [...(this.#completions.get(url) ?? []), completion]);
     return { webhookUrl: url, received: completion.received };
@@ -196,7 +203,18 @@ export class OmniMediaVideoModel implements VideoModelV4 {
     throw new OmniMediaError(`task ${taskId}: the watch ended without a task`, { taskId });
   }
 
+  /** Completions no `doStart` took in time: abandoned (their `received` is not awaited). */
+  #dropAbandoned(): void {
+    const before = Date.now() - COMPLETION_TAKEN_WITHIN_MS;
+    for (const [url, waiting] of this.#completions) {
+      const live = waiting.filter((completion) => completion.madeAt >= before);
+      if (live.length === 0) this.#completions.delete(url);
+      else if (live.length < waiting.length) this.#completions.set(url, live);
+    }
+  }
+
   #takeCompletion(url: string): WebhookCompletion | undefined {
+    this.#dropAbandoned();
     const waiting = this.#completions.get(url);
     const completion = waiting?.shift();
     if (waiting?.length === 0) this.#completions.delete(url);

@@ -3,11 +3,12 @@
  * redeliveries, and the delivery every handler runs. Imports waiting/, transport/, schemas/,
  * validation/, coordination/ (ports), options, errors.ts and internal/.
  */
-import type { CallbackDedupeStore, SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
+import { MemoryDedupeStore } from '../coordination/memory.ts';
+import type { CallbackDedupeStore, DedupeClaim, JournalEntry, SubmissionJournal, TaskEventBus } from '../coordination/ports.ts';
 import { CallbackError, NotFoundError, type CallbackErrorReason } from '../errors.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
+import { guardOf, PortGuard, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
 import { raceTimer } from '../internal/race-timer.ts';
-import { settle } from '../internal/settle.ts';
 import type { HandlerSettings } from '../option-checks.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { answerNotes } from '../schemas/tolerant.ts';
@@ -15,7 +16,7 @@ import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import { deliveryKey } from './dedupe.ts';
 import { parseCallback, type CallbackBody } from './parse-callback.ts';
-import type { CallbackTokens } from './token.ts';
+import type { CallbackTokens, TokenCheck } from './token.ts';
 import { errorText } from '../internal/error-text.ts';
 
 /**
@@ -84,47 +85,103 @@ export async function confirmTask(ports: Pick<DeliveryPorts, 'retrieve'>, posted
 /** One delivery: its method, its URL (for the token) and a way to read its body. */
 export type Delivery = (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>) => Promise<Answer>;
 
+/** What the journal says of a posted task: its entry, not one of ours, or cannot tell (no `find`, or no answer now). */
+type Whose = JournalEntry | 'not_ours' | 'unchecked';
+
+/**
+ * The one rule for what a callback may deliver to `onTask`: a task this client (or its fleet)
+ * submitted, as its journal knows it (or, when the journal does not know it, one whose URL
+ * carries a token of the client's `callbackSecret`: another process of the app, or this one
+ * before a restart), confirmed by the service unless `verify: false`. Under `verify: false` a
+ * body is trusted as posted only when its token is the one its own submission was given (or,
+ * with no secret at all, when the journal knows the task): any other is read from the service,
+ * so one leaked URL can forge nothing but its own task. A journal that cannot tell (one without
+ * `find`, or that does not answer now: an outage) degrades as an outage does: the delivery is
+ * read from the service, whatever `verify` says. Returns whether the posted body may be trusted
+ * as it is, or the refusal.
+ */
+function mayDeliver(token: TokenCheck | undefined, whose: Whose, verify: boolean): { asPosted: boolean } | Answer {
+  if (whose === 'not_ours' && !token) return refusal(403, 'foreign_task');
+  const entry = typeof whose === 'object' ? whose : undefined;
+  const bound = token ? entry?.callback_nonce !== undefined && token.nonce === entry.callback_nonce : entry !== undefined;
+  return { asPosted: !verify && bound };
+}
+
+function refusal(status: number, reason: string, close?: true): Answer {
+  return { status, body: { ok: false, reason }, ...(close ? { close } : {}) };
+}
+
+function isEntry(entry: unknown): boolean {
+  return entry === undefined || (typeof entry === 'object' && entry !== null && typeof (entry as JournalEntry).task_id === 'string');
+}
+
+function isClaim(claim: unknown): boolean {
+  return claim === true || claim === false || claim === 'in_progress';
+}
+
 /**
  * What every handler does with a delivery: check the token, read and parse the body (within
- * the read timeout), verify it with the service, dedupe, publish it to pending waits, clear
- * it from the journal, and call `onTask`; the answer says how it went.
+ * the read timeout), check that the task is one of ours and verify it with the service (the
+ * rule above), dedupe, publish it to pending waits, call `onTask`, and then clear it from the
+ * journal; the answer says how it went. Every store on the way is called through its port's
+ * guard: one that fails or hangs is a warning, with a local fallback (dedupe in this process),
+ * and the writes that must reach it (a claim's release or "done", the journal's clear) are sent
+ * again when it answers. `onTask` is not a port: it is the app's own work, and the delivery is
+ * acknowledged only once it returned, however long that takes.
  */
 export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler, settings: HandlerSettings): Delivery {
-  const { tokens, logger } = ports;
+  const { tokens, logger, journal } = ports;
   const { verify, readTimeout } = settings;
   if (!verify && !tokens) {
-    logger.warn('callback handler with verify: false and no callbackSecret: anyone who finds the URL can post a fake task to onTask');
+    logger.warn('callback handler with verify: false and no callbackSecret: anyone who finds the URL can post a fake result for a task this client submitted');
   }
   const store = settings.dedupe === false ? undefined : settings.dedupe === true ? ports.defaultDedupe() : settings.dedupe;
+  const storePort = store && guardOf(store, 'the callback dedupe store', logger);
+  /** The claims taken while the store could not be reached: per process, as on a fleet whose Redis is down. */
+  const local = new MemoryDedupeStore();
+  const journalPort = journal && guardOf(journal, 'the journal of submissions', logger);
+  const eventsPort = guardOf(ports.events, 'the task events', logger);
   const parseOptions = { maxBytes: settings.maxBytes };
-  const sharedStateFailed = (error: unknown) => logger.warn(`callback: shared state could not be updated: ${errorText(error)}`);
-  const reject = (status: number, reason: string, close?: true): Answer => ({
-    status,
-    body: { ok: false, reason },
-    ...(close ? { close } : {}),
-  });
+
+  const whose = async (taskId: string): Promise<Whose> => {
+    if (!journal || !journalPort) return 'unchecked';
+    if (typeof journal.find !== 'function') {
+      logger.warnOnce('journal-find', 'callback handler: the journal has no find(), so it cannot tell this client’s tasks from others: every delivery is read from the service');
+      return 'unchecked';
+    }
+    const entry = await journalPort.call(() => journal.find?.(taskId), { timeoutMs: PORT_TIMEOUT_MS, accept: isEntry, fallback: () => 'unchecked' as const });
+    return entry ?? 'not_ours';
+  };
 
   const deliver = async (method: string | undefined, url: string | undefined, body: () => CallbackBody | Promise<CallbackBody>, span?: TelemetrySpan): Promise<Answer> => {
-    if (method?.toUpperCase() !== 'POST') return reject(405, 'method_not_allowed', true);
-    if (tokens && !(await tokens.accepts(url))) {
+    if (method?.toUpperCase() !== 'POST') return refusal(405, 'method_not_allowed', true);
+    const token = tokens && (await tokens.check(url));
+    if (tokens && !token) {
       logger.warn('callback rejected: missing or wrong token');
-      return reject(401, 'unauthorized', true);
+      return refusal(401, 'unauthorized', true);
     }
     let task: TaskResult;
+    let asPosted: boolean;
     try {
       // The read goes on until the connection closes; its outcome no longer matters then.
       const posted = await raceTimer((async () => parseCallback(await body(), parseOptions))(), readTimeout, (): typeof READ_TIMED_OUT => READ_TIMED_OUT);
       if (posted === READ_TIMED_OUT) {
         logger.info(`callback rejected: the body did not arrive within ${readTimeout} ms`);
-        return reject(408, 'read_timeout', true);
+        return refusal(408, 'read_timeout', true);
       }
       task = posted;
       for (const { key, text } of answerNotes(posted)) logger.warnOnce(key, `callback for task ${posted.task_id}: ${text} (rawAnswer() keeps it as sent; said once)`);
-      if (verify) {
+      const decision = mayDeliver(token, await whose(posted.task_id), verify);
+      if ('status' in decision) {
+        logger.warn(`callback rejected (${decision.body.reason}): task ${posted.task_id} was not submitted by this client or its fleet`);
+        return decision;
+      }
+      asPosted = decision.asPosted;
+      if (!asPosted) {
         task = await confirmTask(ports, posted, undefined, span);
         if (task.status !== posted.status) {
           logger.warn(`callback for task ${posted.task_id} says "${posted.status}", the service says "${task.status}"`);
-          return reject(409, 'unconfirmed');
+          return refusal(409, 'unconfirmed');
         }
       }
     } catch (error) {
@@ -132,46 +189,74 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
         // A stranger's junk is not worth a warning per request; an unknown task id may be a forgery.
         const level = error.reason === 'unknown_task' ? 'warn' : 'info';
         logger[level](`callback rejected (${error.reason}): ${error.message}`);
-        return reject(STATUS_OF[error.reason], error.reason, error.reason === 'too_large' ? true : undefined);
+        return refusal(STATUS_OF[error.reason], error.reason, error.reason === 'too_large' ? true : undefined);
       }
       logger.error(`callback could not be verified: ${errorText(error)}`);
-      return reject(500, 'verify_failed');
+      return refusal(500, 'verify_failed');
     }
 
     // A delivery is acknowledged only once handled: a repeat of one done is a duplicate; one
     // that comes while another delivery runs onTask is told to come again (that onTask may throw).
     span?.saw(task);
     const key = deliveryKey(task);
-    try {
-      const claim = store ? await store.claim(key) : true;
-      if (claim === false) return { status: 200, body: { ok: true, duplicate: true } };
-      if (claim === 'in_progress') return { ...reject(503, 'in_progress'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
-    } catch (error) {
-      logger.error(`callback dedupe store failed: ${errorText(error)}`);
-      return reject(500, 'dedupe_failed');
-    }
-    // Only news we can trust reaches pending waits: verified, or carried by a checked token.
-    const trusted = verify || tokens;
-    if (trusted) settle(() => ports.events.publish(task), sharedStateFailed);
+    const claimed = await claim(store, storePort, local, key);
+    if (claimed.claim === false) return { status: 200, body: { ok: true, duplicate: true } };
+    if (claimed.claim === 'in_progress') return { ...refusal(503, 'in_progress'), retryAfter: IN_PROGRESS_RETRY_AFTER_S };
+    const { holder } = claimed;
+    // Only news we can trust reaches pending waits and clears the journal: the service's
+    // version, or a body its own submission's token vouches for (not a body trusted only
+    // because verify is off and there is no secret).
+    const { task_id } = task;
+    const trusted = !asPosted || token !== undefined;
+    if (trusted) eventsPort.fire(() => ports.events.publish(task));
     try {
       await onTask(task);
     } catch (error) {
-      logger.error(`callback onTask threw for task ${task.task_id}: ${errorText(error)}`);
-      try {
-        await store?.release(key);
-      } catch {
-        // The store is down too; the redelivery may be taken for a repeat. Logged above.
-      }
-      return reject(500, 'handler_failed');
+      logger.error(`callback onTask threw for task ${task_id}: ${errorText(error)}`);
+      // Freed before the answer: the redelivery it asks for must find the claim free.
+      await holder.release();
+      return refusal(500, 'handler_failed');
     }
     // The result was handled: only now is it off the journal (tasks.pending() lists it till then).
-    if (trusted && isTerminalStatus(task.status)) settle(() => ports.journal?.clear(task.task_id), sharedStateFailed);
-    if (store?.complete) settle(() => store.complete?.(key), sharedStateFailed);
+    if (trusted && isTerminalStatus(task.status)) void journalPort?.keep(`journal:${task_id}`, () => journal?.clear(task_id));
+    holder.complete();
     return { status: 200, body: { ok: true } };
   };
   return (method, url, body) => {
     const span = ports.telemetry?.call('callbacks.handle');
     return span ? span.run(() => deliver(method, url, body, span)) : deliver(method, url, body);
+  };
+}
+
+/** Who holds a claim: the handler's store (its writes kept until they arrive), this process's fallback, or nobody (no dedupe). */
+interface Holder {
+  /** `onTask` threw: free the claim; resolves once sent (or kept for later), never rejects. */
+  release(): Promise<void>;
+  /** `onTask` returned: the claim is done (nobody waits for it). */
+  complete(): void;
+}
+
+/**
+ * Claim `key`: in the store, through its guard; a store that fails or does not answer within
+ * 2 s is an outage, and the claim is taken in this process instead (a warning, once).
+ */
+async function claim(store: CallbackDedupeStore | undefined, port: PortGuard | undefined, local: MemoryDedupeStore, key: string): Promise<{ claim: DedupeClaim; holder: Holder }> {
+  const inProcess: Holder = { release: async () => local.release(key), complete: () => local.complete(key) };
+  if (!store || !port) return { claim: true, holder: { release: async () => {}, complete: () => {} } };
+  // A claim taken here during an outage stays here until handled.
+  const here = local.claim(key);
+  if (here !== true) return { claim: here, holder: inProcess };
+  local.release(key);
+  const FAILED = 'failed' as const;
+  const answer = await port.call(() => store.claim(key), { timeoutMs: PORT_TIMEOUT_MS, accept: isClaim, fallback: () => FAILED });
+  if (answer === FAILED) return { claim: local.claim(key), holder: inProcess };
+  const kept = `claim:${key}`;
+  return {
+    claim: answer,
+    holder: {
+      release: () => port.keep(kept, () => store.release(key)),
+      complete: () => void (store.complete && port.keep(kept, () => store.complete?.(key))),
+    },
   };
 }
 

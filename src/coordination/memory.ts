@@ -27,8 +27,10 @@ const MAX_JOURNAL_ENTRIES = 10_000;
 const DAY_MS = 24 * 3_600_000;
 
 /**
- * Claims in memory (in progress or done), the oldest dropped past `maxEntries`, so a
- * long-running server stays bounded.
+ * Claims in memory: the done ones, the least recently used dropped past `maxEntries` (a
+ * long-running server stays bounded), and the ones in progress, never dropped (their `onTask`
+ * runs now: dropping one would let a redelivery run it twice; there are as many as handlers
+ * running at once).
  *
  * @example
  * ```ts
@@ -36,35 +38,35 @@ const DAY_MS = 24 * 3_600_000;
  * ```
  */
 export class MemoryDedupeStore implements CallbackDedupeStore {
-  readonly #claims: BoundedMap<string, boolean>;
+  readonly #done: BoundedMap<string, true>;
+  readonly #inProgress = new Set<string>();
 
   constructor(maxEntries = DEFAULT_DEDUPE_MAX_ENTRIES) {
-    this.#claims = new BoundedMap(maxEntries);
+    this.#done = new BoundedMap(maxEntries);
   }
 
   /** `true` when free (now in progress), `'in_progress'` while another delivery handles it, `false` once done. */
   claim(key: string): DedupeClaim {
-    const done = this.#claims.get(key);
-    if (done === undefined) {
-      this.#claims.set(key, false);
-      return true;
-    }
-    return done ? false : 'in_progress';
+    if (this.#inProgress.has(key)) return 'in_progress';
+    if (this.#done.has(key)) return false;
+    this.#inProgress.add(key);
+    return true;
   }
 
   /** Marks `key` done: a repeat is a duplicate. */
   complete(key: string): void {
-    this.#claims.set(key, true);
+    this.#inProgress.delete(key);
+    this.#done.set(key, true);
   }
 
   /** Frees `key` (its handler threw), so the next delivery runs it again. */
   release(key: string): void {
-    this.#claims.delete(key);
+    this.#inProgress.delete(key);
   }
 
   /** How many claims are held (in progress and done). */
   get size(): number {
-    return this.#claims.size;
+    return this.#inProgress.size + this.#done.size;
   }
 }
 
@@ -212,15 +214,24 @@ export class MemoryPollBudget implements PollBudget {
 }
 
 /**
- * The journal of one process: at most 10,000 submissions, each for a day at most. An entry is
- * this process's until a wait of it gives up without the result (and no other wait of it is
- * left): then `pending()` lists it, until a wait takes it again.
+ * The journal of one process: at most 10,000 submissions awaiting their result, each for a day
+ * at most. An entry is this process's until a wait of it gives up without the result (and no
+ * other wait of it is left): then `pending()` lists it, until a wait takes it again. What was
+ * submitted (`find`) is remembered a day after `clear` too, for the last 10,000 submissions.
  */
 export class MemoryJournal implements SubmissionJournal {
   readonly #entries = new BoundedMap<string, { entry: JournalEntry; waits: number; given: boolean }>(MAX_JOURNAL_ENTRIES);
+  readonly #submitted = new BoundedMap<string, JournalEntry>(MAX_JOURNAL_ENTRIES);
 
   record(entry: JournalEntry): void {
-    this.#entries.set(entry.task_id, { entry, waits: 0, given: false }, DAY_MS);
+    const { task_id, kind, submitted_at, callback_nonce } = entry;
+    const kept: JournalEntry = { task_id, kind, submitted_at };
+    this.#entries.set(task_id, { entry: kept, waits: 0, given: false }, DAY_MS);
+    this.#submitted.set(task_id, callback_nonce === undefined ? kept : { ...kept, callback_nonce }, DAY_MS);
+  }
+
+  find(taskId: string): JournalEntry | undefined {
+    return this.#submitted.get(taskId);
   }
 
   adopt(taskId: string): void {

@@ -228,6 +228,12 @@ export interface JournalEntry {
   kind: string;
   /** When the service accepted it, in ms since the epoch. */
   submitted_at: number;
+  /**
+   * The nonce of the callback token its `callback_url` carried (a client with a
+   * `callbackSecret`): a delivery of this task with that token is trusted as it is, any other
+   * is read from the service. Kept by the journal, never listed by `tasks.pending()`.
+   */
+  callback_nonce?: string;
 }
 
 /**
@@ -254,6 +260,13 @@ export interface SubmissionJournal {
   clear(taskId: string): void | PromiseLike<void>;
   /** Every entry. */
   list(): readonly JournalEntry[] | PromiseLike<readonly JournalEntry[]>;
+  /**
+   * The entry of `taskId` if it was recorded in the last 24 h, its result seen or not (so kept
+   * after `clear`): what tells the callback handlers that a task is one of theirs. Optional for
+   * a journal written before it; without it, a handler cannot tell its own tasks from another
+   * account's and reads every delivery from the service (see the README, "Callbacks").
+   */
+  find?(taskId: string): JournalEntry | undefined | PromiseLike<JournalEntry | undefined>;
   /**
    * The entries nobody waits on: their owner is gone, or stopped waiting (`release`). What a
    * restart, or a later pass, resumes. Entries past 24 h (the service keeps results that long)

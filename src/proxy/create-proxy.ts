@@ -25,9 +25,10 @@ import { TaskWatches } from './task-watch.ts';
 import { MemoryTaskEvents } from '../coordination/memory.ts';
 import { DEFAULT_MAX_POLLS_PER_SECOND } from '../options.ts';
 import { TaskDurations } from '../waiting/durations.ts';
-import { PollScheduler } from '../waiting/scheduler.ts';
+import { sharedScheduler } from '../waiting/wait-ports.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
 import { errorText } from '../internal/error-text.ts';
+import { callPort, PortTimeout } from '../internal/port-call.ts';
 import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import { readAnswer } from '../schemas/tolerant.ts';
 
@@ -81,16 +82,28 @@ const RULE: Record<'image_generation' | 'image_edit' | 'video_generation' | 'vid
 /** A key a service could read as `callback_url` (after NFKC and lower-casing). */
 const CALLBACK_KEY = /^[\s_-]*callback[\s_-]*url[\s_-]*$/;
 
+/**
+ * The bounds of a call into a hook or store of the app (`authorize`, `policy`, the rate-limit
+ * store) through `callPort`: raced against the page's going away and `timeout`, whatever it does
+ * (hang, throw synchronously, an odd thenable). Its failure, or its silence past `timeout`, is
+ * `refuse`d: nothing is forwarded (a `ProxyDenied` is a 403).
+ */
+function hookBounds(settings: ProxySettings, request: Request, name: string, refuse: () => ProxyRefusal) {
+  return {
+    timeoutMs: settings.timeout,
+    signal: request.signal,
+    fallback: (why: unknown): never => {
+      if (why instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', why.message);
+      settings.logger.error(`proxy: ${name} ${why instanceof PortTimeout ? 'did not answer' : 'threw'}, request refused: ${errorText(why)}`);
+      throw refuse();
+    },
+  };
+}
+
 /** `authorize`, run first: an identity, or the refusal (401 none, 403 `ProxyDenied`, 500 a failure). */
 async function identify(settings: ProxySettings, request: Request): Promise<ProxyIdentity> {
-  let identity: Awaited<ReturnType<ProxySettings['authorize']>>;
-  try {
-    identity = await settings.authorize(request);
-  } catch (error) {
-    if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
-    settings.logger.error(`proxy: authorize threw, request refused: ${errorText(error)}`);
-    throw new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
-  }
+  const failed = () => new ProxyRefusal(500, 'authorize_failed', 'the app could not check who asks: nothing was forwarded');
+  const identity = await callPort(() => settings.authorize(request), hookBounds(settings, request, 'authorize', failed));
   if (!identity) throw new ProxyRefusal(401, 'unauthorized', 'who asks is unknown (not signed in?): nothing was forwarded');
   const { id } = identity as Partial<ProxyIdentity>;
   if ((typeof id !== 'string' || id === '') && (typeof id !== 'number' || !Number.isFinite(id))) {
@@ -101,34 +114,30 @@ async function identify(settings: ProxySettings, request: Request): Promise<Prox
 }
 
 /** The identity's rate limit for the operation's kind: 429 with `Retry-After` past it. */
-async function limit(settings: ProxySettings, operation: ProxyOperation, identity: ProxyIdentity): Promise<void> {
+async function limit(settings: ProxySettings, request: Request, operation: ProxyOperation, identity: ProxyIdentity): Promise<void> {
   const bucket = operation === 'task_query' || operation === 'task_events' ? 'queries' : operation.endsWith('_upload') ? 'uploads' : 'submissions';
   const rule = settings.rateLimit[bucket];
   if (!rule) return;
-  let decision: Awaited<ReturnType<ProxySettings['rateLimits']['take']>>;
-  try {
-    decision = await settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs);
-  } catch (error) {
-    settings.logger.error(`proxy: the rate limit store failed, request refused: ${errorText(error)}`);
-    throw new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
+  const unavailable = () => new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
+  const decision = await callPort(() => settings.rateLimits.take(`${bucket}:${String(identity.id)}`, rule.limit, rule.windowMs), hookBounds(settings, request, 'the rate limit store', unavailable));
+  if (decision?.allowed === true) return;
+  if (decision?.allowed !== false) {
+    settings.logger.error('proxy: the rate limit store answered something that is not a decision, request refused');
+    throw unavailable();
   }
-  if (decision.allowed) return;
+  // A store's own number, kept within the window: never NaN or a wait longer than the rule's.
+  const retryAfterMs = Math.min(Math.max(1, Number(decision.retryAfterMs) || rule.windowMs), rule.windowMs);
   throw new ProxyRefusal(429, 'rate_limited', `too many ${bucket} for this user: at most ${rule.limit} in ${rule.windowMs} ms`, {
-    headers: { 'retry-after': String(Math.ceil(decision.retryAfterMs / 1000)), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
+    headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)), 'retry-after-ms': String(Math.ceil(retryAfterMs)) },
   });
 }
 
 /** `policy`, given a copy of the checked parameters: `false` or `ProxyDenied` is a 403. */
 async function allow(settings: ProxySettings, request: Request, identity: ProxyIdentity, operation: ProxyOperation, params: Record<string, unknown>): Promise<void> {
   if (!settings.policy) return;
-  let verdict: boolean | void;
-  try {
-    verdict = await settings.policy({ identity, operation, params: structuredClone(params), request });
-  } catch (error) {
-    if (error instanceof ProxyDenied) throw new ProxyRefusal(403, 'denied', error.message);
-    settings.logger.error(`proxy: policy threw, request refused: ${errorText(error)}`);
-    throw new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded');
-  }
+  const { policy } = settings;
+  const failed = () => new ProxyRefusal(500, 'policy_failed', 'the app\u2019s policy failed: nothing was forwarded');
+  const verdict = await callPort(() => policy({ identity, operation, params: structuredClone(params), request }), hookBounds(settings, request, 'policy', failed));
   if (verdict === false) throw new ProxyRefusal(403, 'denied', 'refused by the app\u2019s policy');
 }
 
@@ -144,7 +153,8 @@ const MAX_ON_SUBMITTED_WAIT_MS = 5_000;
  * accepted answer without a usable one is logged as an error, since the task may be billed.
  */
 async function runOnSubmitted(settings: ProxySettings, identity: ProxyIdentity, operation: ProxyOperation, answer: UpstreamAnswer): Promise<void> {
-  if (!settings.onSubmitted) return;
+  const hook = settings.onSubmitted;
+  if (!hook) return;
   const read = readAnswer(answer.body, SUBMISSION_ANSWER);
   if (!('value' in read)) {
     const problems = read.problems.map((p) => `${p.field || 'the answer'} ${p.message}`).join('; ');
@@ -152,17 +162,16 @@ async function runOnSubmitted(settings: ProxySettings, identity: ProxyIdentity, 
     return;
   }
   const submission: ProxySubmission = { identity, operation, task_id: read.value.task_id as string };
-  const hook = settings.onSubmitted;
   const wait = Math.min(settings.timeout, MAX_ON_SUBMITTED_WAIT_MS);
-  const running = (async () => hook(submission))().then(
-    () => 'done' as const,
-    (error: unknown) => void settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${errorText(error)}`),
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, wait, 'late')));
-  if ((await Promise.race([running, late])) === 'late')
-    settings.logger.warn(`proxy: onSubmitted still running after ${wait} ms for task ${submission.task_id}: the page got its task`);
-  clearTimeout(timer);
+  const threw = (error: unknown) => settings.logger.error(`proxy: onSubmitted threw for task ${submission.task_id}: ${errorText(error)}`);
+  await callPort(() => hook(submission), {
+    timeoutMs: wait,
+    fallback: (why) => {
+      if (why instanceof PortTimeout) settings.logger.warn(`proxy: onSubmitted still running after ${wait} ms for task ${submission.task_id}: the page got its task`);
+      else threw(why);
+    },
+    late: threw,
+  });
 }
 
 /**
@@ -210,7 +219,7 @@ async function submissionBody(settings: ProxySettings, route: Route, request: Re
 async function proceed(settings: ProxySettings, route: Route, request: Request, page: PageBody | undefined): Promise<UpstreamAnswer> {
   const identity = await identify(settings, request);
   const { operation } = route;
-  await limit(settings, operation, identity);
+  await limit(settings, request, operation, identity);
   const upstream = upstreamOf(settings);
   if (operation === 'task_query' || !page) {
     // No body to read: the page going away is all that ends it early.
@@ -250,9 +259,9 @@ function watchesOf(settings: ProxySettings): TaskWatches {
   const { coordination } = settings;
   return new TaskWatches({
     read: (taskId, signal) => forward(upstreamOf(settings), { route: { operation: 'task_query', path: `v1/tasks/${encodeURIComponent(taskId)}`, method: 'GET', preflight: false, taskId }, signal }),
-    scheduler: new PollScheduler(coordination?.budget(DEFAULT_MAX_POLLS_PER_SECOND) ?? DEFAULT_MAX_POLLS_PER_SECOND),
+    scheduler: sharedScheduler(coordination ?? {}, DEFAULT_MAX_POLLS_PER_SECOND, settings.logger),
     events: coordination?.events ?? new MemoryTaskEvents(),
-    durations: new TaskDurations(coordination?.durations),
+    durations: new TaskDurations(coordination?.durations, settings.logger),
     leases: coordination?.leases,
     redactor: () => settings.service().redactor,
     // A callback reaches a watch only on the fleet's bus (the app's client handles it): without one, poll as .wait() does.
@@ -268,7 +277,7 @@ function watchesOf(settings: ProxySettings): TaskWatches {
  */
 async function streamEvents(settings: ProxySettings, route: Route, request: Request, watches: () => TaskWatches, streams: OpenStreams, cors: Record<string, string>): Promise<Response> {
   const identity = await identify(settings, request);
-  await limit(settings, route.operation, identity);
+  await limit(settings, request, route.operation, identity);
   upstreamOf(settings);
   await allow(settings, request, identity, route.operation, { task_id: route.taskId });
   const release = streams.take(identity);

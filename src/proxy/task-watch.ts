@@ -9,14 +9,15 @@
 import type { TaskEventBus, TaskLeases } from '../coordination/ports.ts';
 import { APIError } from '../errors.ts';
 import type { Redactor } from '../internal/redact.ts';
-import { settle } from '../internal/settle.ts';
+import { firePort, guardOf, PORT_TIMEOUT_MS, type PortGuard } from '../internal/port-call.ts';
+import { isThenable } from '../internal/thenable.ts';
 import { TASK_ANSWER } from '../schemas/answers.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { rawAnswer } from '../schemas/tolerant.ts';
 import { apiErrorFromResponse } from '../transport/error-mapping.ts';
 import { parseResponse } from '../validation/answers.ts';
 import type { TaskDurations } from '../waiting/durations.ts';
-import { observeTask, type PollTarget } from '../waiting/poller.ts';
+import { isStoredTask, observeTask, type PollTarget } from '../waiting/poller.ts';
 import type { PollScheduler } from '../waiting/scheduler.ts';
 import { isTerminalStatus } from '../waiting/status.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
@@ -103,9 +104,22 @@ class Watch {
     return true;
   }
 
+  /** The fleet's bus, through its port's guard (one warning when it fails; a watch goes on without it). */
+  get #bus(): PortGuard {
+    return guardOf(this.#ports.events, 'the task events', this.#ports.logger);
+  }
+
   start(): void {
-    const unsubscribe = this.#ports.events.subscribe(this.#taskId, (task) => this.#heard(task));
-    this.#stop.signal.addEventListener('abort', unsubscribe, { once: true });
+    const { events } = this.#ports;
+    const bounds = { timeoutMs: PORT_TIMEOUT_MS, signal: this.#stop.signal, abort: 'fallback' } as const;
+    const unsubscribe = this.#bus.call(() => events.subscribe(this.#taskId, (task) => this.#heard(task)), {
+      ...bounds,
+      accept: (answer) => typeof answer === 'function',
+      fallback: () => () => {},
+    });
+    // A subscribe that answered late answers its unsubscribe late: called then.
+    const stop = () => (isThenable(unsubscribe) ? void unsubscribe.then((off) => firePort(off)) : firePort(unsubscribe));
+    this.#stop.signal.addEventListener('abort', stop, { once: true });
     void this.#run();
   }
 
@@ -114,7 +128,9 @@ class Watch {
     const signal = this.#stop.signal;
     try {
       // What the fleet already knows (another instance's watch, a callback): at once, no read.
-      const known = events.current ? await events.current(this.#taskId).catch(() => undefined) : undefined;
+      const known = events.current
+        ? await this.#bus.call(() => events.current?.(this.#taskId), { timeoutMs: PORT_TIMEOUT_MS, signal, abort: 'fallback', accept: isStoredTask, fallback: () => undefined })
+        : undefined;
       if (signal.aborted) return;
       if (known) this.#heard(known);
       // On a fleet the lease holder reads: wait a moment for its news, then read once ourselves.
@@ -158,7 +174,7 @@ class Watch {
       if (this.#latest) return;
       const task = await this.#read(this.#stop.signal);
       // News for the other instances' streams too.
-      settle(() => this.#ports.events.publish(task));
+      this.#bus.fire(() => this.#ports.events.publish(task));
       this.#heard(task);
     } catch {
       // The watch's own queries go on: this read was only a head start.

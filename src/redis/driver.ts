@@ -26,6 +26,7 @@ export interface NodeRedisLike {
     destroy?(): void;
     disconnect?(): Promise<unknown>;
     on(event: 'error', listener: (error: unknown) => void): unknown;
+    on(event: 'ready', listener: () => void): unknown;
   };
 }
 
@@ -233,22 +234,27 @@ function nodeRedisDriver(client: NodeRedisLike): RedisDriver {
     subscribe(channel, _sharded, onMessage) {
       const subscriber = client.duplicate();
       subscriber.on('error', ignore);
+      let closed = false;
+      // destroy(), not close(): close() waits for the answers of every queued command.
+      const close = () => {
+        closed = true;
+        try {
+          if (subscriber.destroy) subscriber.destroy();
+          else void subscriber.disconnect?.().catch(ignore);
+        } catch {
+          // Already closed.
+        }
+      };
+      // A close that comes while the client reconnects by itself, between its new socket and
+      // that socket's 'connect', destroys nothing (node-redis 6: the socket is not the client's
+      // yet): the connection then comes up and subscribes again. Closed is closed: such a
+      // connection is destroyed as it comes up, and what it hears meanwhile is dropped.
+      subscriber.on('ready', () => closed && close());
       const ready = subscriber
         .connect()
-        .then(() => subscriber.subscribe(channel, onMessage))
+        .then(() => subscriber.subscribe(channel, (message) => closed || onMessage(message)))
         .then(() => {});
-      // destroy(), not close(): close() waits for the answers of every queued command.
-      return {
-        ready,
-        close: () => {
-          try {
-            if (subscriber.destroy) subscriber.destroy();
-            else void subscriber.disconnect?.().catch(ignore);
-          } catch {
-            // Already closed.
-          }
-        },
-      };
+      return { ready, close };
     },
   };
 }
@@ -271,11 +277,20 @@ function nodeRedisClusterDriver(client: NodeRedisClusterLike): RedisDriver {
       // A cluster client of our own that connects only where it must (the channel's shard).
       const subscriber = client.duplicate({ minimizeConnections: true });
       subscriber.on('error', ignore);
+      let closed = false;
+      // As for one connection: closed is closed, whatever the client reconnects by itself.
+      const listener = (message: string) => closed || onMessage(message);
       const ready = subscriber
         .connect()
-        .then(() => (sharded ? subscriber.sSubscribe(channel, onMessage) : subscriber.subscribe(channel, onMessage)))
+        .then(() => (sharded ? subscriber.sSubscribe(channel, listener) : subscriber.subscribe(channel, listener)))
         .then(() => {});
-      return { ready, close: () => closeQuietly(subscriber) };
+      return {
+        ready,
+        close: () => {
+          closed = true;
+          closeQuietly(subscriber);
+        },
+      };
     },
     fresh() {
       const other = client.duplicate();

@@ -134,7 +134,8 @@ export class FleetEvents implements TaskEventBus {
     let closed = false;
     const ready = this.#mode().then((sharded) => {
       if (closed) return;
-      inner = this.#ports.driver().subscribe(this.#ports.channel, sharded, (message) => this.#onMessage(message));
+      // Only the current subscription is heard: one replaced (renewed after an outage) may still deliver.
+      inner = this.#ports.driver().subscribe(this.#ports.channel, sharded, (message) => this.#subscription === subscription && this.#onMessage(message));
       return inner.ready;
     });
     const subscription: Subscription = {

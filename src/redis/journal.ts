@@ -4,7 +4,7 @@ import { BoundedMap } from '../internal/bounded-map.ts';
 import { storedJson } from './driver.ts';
 import type { Liveness } from './liveness.ts';
 import type { Outage } from './outage.ts';
-import { JOURNAL_ADOPT, JOURNAL_CLEAR, JOURNAL_RECORD, JOURNAL_RELEASE } from './scripts.ts';
+import { JOURNAL_ADOPT, JOURNAL_CLEAR, JOURNAL_DROP, JOURNAL_RECORD, JOURNAL_RELEASE } from './scripts.ts';
 
 const DAY_MS = 24 * 3_600_000;
 /** Fields HSCAN is asked for at a time: `pending()` holds a page, never the whole journal. */
@@ -24,8 +24,8 @@ export interface JournalPorts {
    * `WAIT` for one: how many replicas have every write so far, or `undefined` when not asked.
    */
   replicated(...args: (string | number)[]): Promise<number | undefined>;
-  /** The journal's keys (one slot, `{journal}`): `journal` and its index `journal:at`. */
-  key(name: 'journal' | 'journal:at'): string;
+  /** The journal's keys (one slot, `{journal}`): `journal`, what was submitted `journal:sub`, and their index `journal:at`. */
+  key(name: 'journal' | 'journal:at' | 'journal:sub'): string;
   outage: Outage;
   liveness: Liveness;
   instanceId: string;
@@ -58,6 +58,8 @@ export class RedisJournal implements SubmissionJournal {
   readonly #unconfirmed = new Map<string, JournalEntry>();
   /** Entries this instance recorded and still owns on Redis: its own waits adopt them for free. */
   readonly #own = new BoundedMap<string, true>(OWN_MAX);
+  /** What this instance submitted lately: `find` answers them without a command (bounded). */
+  readonly #submitted = new BoundedMap<string, JournalEntry>(OWN_MAX);
   #records = 0;
 
   constructor(ports: JournalPorts) {
@@ -66,6 +68,7 @@ export class RedisJournal implements SubmissionJournal {
 
   record(entry: JournalEntry): Promise<void> {
     this.#backlog.delete(entry.task_id);
+    this.#submitted.set(entry.task_id, entry, DAY_MS);
     return this.#ports.outage.run(
       () => this.#write(entry),
       // Redis down: written when it is back, so a crash after that still loses no task.
@@ -103,6 +106,17 @@ export class RedisJournal implements SubmissionJournal {
     return this.#scan(false);
   }
 
+  /**
+   * What was submitted as `taskId` (by any instance, in the last 24 h, its result seen or not);
+   * an `OmniMediaError` when Redis cannot say (a caller must not take "unknown" for an answer).
+   */
+  async find(taskId: string): Promise<JournalEntry | undefined> {
+    const mine = this.#submitted.get(taskId);
+    if (mine) return mine;
+    const entry = storedJson<Partial<JournalEntry>>(await this.#ask('HGET', this.#ports.key('journal:sub'), taskId));
+    return entry && typeof entry.kind === 'string' && typeof entry.submitted_at === 'number' ? { ...(entry as JournalEntry), task_id: taskId } : undefined;
+  }
+
   pending(): Promise<JournalEntry[]> {
     return this.#scan(true);
   }
@@ -133,8 +147,8 @@ export class RedisJournal implements SubmissionJournal {
     this.flush();
   }
 
-  get #keys(): [number, string, string] {
-    return [2, this.#ports.key('journal'), this.#ports.key('journal:at')];
+  get #keys(): [number, string, string, string] {
+    return [3, this.#ports.key('journal'), this.#ports.key('journal:at'), this.#ports.key('journal:sub')];
   }
 
   async #write(entry: JournalEntry): Promise<void> {
@@ -187,7 +201,7 @@ export class RedisJournal implements SubmissionJournal {
         if (entry.submitted_at < horizon) stale.push(items[i - 1] as string);
         else page.push(entry as Stored);
       }
-      if (stale.length > 0) await this.#ask('EVAL', JOURNAL_CLEAR, ...this.#keys, ...stale);
+      if (stale.length > 0) await this.#ask('EVAL', JOURNAL_DROP, ...this.#keys, ...stale);
       // Owners the last heartbeat saw alive are; the others are asked in one script.
       const owners = pending ? [...new Set(page.map((e) => e.owner ?? ''))].filter((owner) => owner && !alive.has(owner)) : [];
       const unknown: string[] = [];

@@ -2,9 +2,9 @@
  * Where the coordination's state lives: its key layout, the same on one Redis and on a cluster
  * (one wire format for every instance, node-redis or ioredis, single node or cluster).
  *
- * Each fleet-wide structure has a hash tag of its own after the prefix: the journal and its
- * index `{journal}` (one slot: its scripts read both), the live set `{live}`, the query budget
- * `{budget}`, the channel `{events}`; so every script's keys lie in one slot, and the fleet's
+ * Each fleet-wide structure has a hash tag of its own after the prefix: the journal, its index
+ * and what was submitted `{journal}` (one slot: its scripts read them together), the live set
+ * `{live}`, the query budget `{budget}`, the channel `{events}`; so every script's keys lie in one slot, and the fleet's
  * load spreads over up to four masters. Per-task state (leases, callback claims, results) and
  * the caches (uploads, durations, rate limits) are one key per command, each where its own
  * hash puts it: spread over the masters. A prefix with a hash tag of its own (`{omnimedia}:`)
@@ -19,8 +19,8 @@ export class KeyLayout {
   }
 
   /** A fleet-wide key (or the channel), in the slot of its structure's tag. */
-  shared(name: 'journal' | 'journal:at' | 'live' | 'budget' | 'events'): string {
-    return name === 'journal:at' ? `${this.#prefix}{journal}:at` : `${this.#prefix}{${name}}`;
+  shared(name: 'journal' | 'journal:at' | 'journal:sub' | 'live' | 'budget' | 'events'): string {
+    return name.startsWith('journal:') ? `${this.#prefix}{journal}:${name.slice('journal:'.length)}` : `${this.#prefix}{${name}}`;
   }
 
   /** A key of its own: `name` hashed as it is (a task's lease, a claim, a cached upload...). */

@@ -1,12 +1,16 @@
 import type { Logger } from '../internal/logger.ts';
-import { raceTimer } from '../internal/race-timer.ts';
+import { callPort } from '../internal/port-call.ts';
 import { errorText } from '../internal/error-text.ts';
 
+/** What a call into Redis that failed answers, before its fallback runs. */
+const FAILED: unique symbol = Symbol('failed');
+
 /**
- * Redis down or slow never costs a result: every call has a short timeout, and a call that
- * fails switches the coordination to its local fallbacks (per-process dedupe, local budget,
- * local polling) until a probe finds Redis back. One warning when an outage starts, one line
- * when it ends; no call waits on a Redis that is known to be down.
+ * Redis down or slow never costs a result: every call goes through the port boundary
+ * (`callPort`) with a short timeout, and a call that fails switches the coordination to its
+ * local fallbacks (per-process dedupe, local budget, local polling) until a probe finds Redis
+ * back. One warning when an outage starts, one line when it ends; no call waits on a Redis that
+ * is known to be down.
  */
 export class Outage {
   readonly #logger: Logger;
@@ -34,20 +38,14 @@ export class Outage {
   /** `op` on Redis, or `fallback` while Redis is down or when `op` fails or is slow. */
   async run<T>(op: () => Promise<T>, fallback: () => T | Promise<T>): Promise<T> {
     if (this.#down || this.#closed) return fallback();
-    const epoch = this.#epoch;
-    try {
-      return await this.#timed(op());
-    } catch (error) {
-      this.fail(error, epoch);
-      return fallback();
-    }
+    const answer = await this.#call(op);
+    return answer === FAILED ? fallback() : answer;
   }
 
   /** `op` on Redis with nothing to wait for: its failure starts an outage, never a rejection. */
   fire(op: () => Promise<unknown>): void {
     if (this.#down || this.#closed) return;
-    const epoch = this.#epoch;
-    this.#timed(op()).catch((error: unknown) => this.fail(error, epoch));
+    void this.#call(op);
   }
 
   /**
@@ -57,16 +55,14 @@ export class Outage {
   async probe(ping: () => Promise<string | void>, timeoutMs = this.#timeoutMs): Promise<void> {
     if (!this.#down || this.#probing || this.#closed) return;
     this.#probing = true;
-    try {
-      const note = await this.#timed(ping(), timeoutMs);
-      this.#down = false;
-      this.#epoch++;
-      this.#logger.warn(`[omnimedia] Redis is back: sharing resumes${note ? ` (${note})` : ''}`);
-    } catch {
-      // Still down; the next probe tries again.
-    } finally {
-      this.#probing = false;
-    }
+    // Still down when it fails: the next probe tries again.
+    const answer = await callPort(ping, { timeoutMs, fallback: (): typeof FAILED => FAILED });
+    this.#probing = false;
+    if (answer === FAILED || this.#closed) return;
+    const note = answer;
+    this.#down = false;
+    this.#epoch++;
+    this.#logger.warn(`[omnimedia] Redis is back: sharing resumes${note ? ` (${note})` : ''}`);
   }
 
   /** Redis failed a call sent in `epoch` (default: now): an outage starts, with its one warning. */
@@ -78,9 +74,15 @@ export class Outage {
     );
   }
 
-  #timed<T>(promise: Promise<T>, timeoutMs = this.#timeoutMs): Promise<T> {
-    return raceTimer(promise, timeoutMs, (): never => {
-      throw new Error(`no answer within ${timeoutMs} ms`);
+  /** `op` within the command timeout; a failure (sent in this epoch) starts an outage. */
+  async #call<T>(op: () => Promise<T>): Promise<T | typeof FAILED> {
+    const epoch = this.#epoch;
+    return callPort(op, {
+      timeoutMs: this.#timeoutMs,
+      fallback: (why): typeof FAILED => {
+        this.fail(why, epoch);
+        return FAILED;
+      },
     });
   }
 }

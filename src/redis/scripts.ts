@@ -53,6 +53,10 @@ export const TAKE_OVER = `if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/** KEYS[1] (a claim in progress) lives ARGV[2] ms more if ARGV[1] still holds it: its holder's heartbeat. */
+export const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 1`;
+
 /** Give up KEYS[1] (a lease, a claim) if ARGV[1] holds it. */
 export const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1`;
@@ -140,22 +144,30 @@ end
 return 1`;
 
 /**
- * Record the entry ARGV[2] of the task ARGV[1], submitted at ARGV[3] ms, in the hash KEYS[1] and
- * its index by time KEYS[2]; with ARGV[4] (the 24 h horizon), also drop up to 1,000 entries
- * submitted before it (one record in 16 does: the journal stays bounded, and a record costs
- * two writes).
+ * Record the entry ARGV[2] of the task ARGV[1], submitted at ARGV[3] ms: in the hash KEYS[1] (the
+ * entries awaiting their result), the hash KEYS[3] (what was submitted, kept after the result
+ * was seen: whose task a callback names) and their index by time KEYS[2]; with ARGV[4] (the 24 h
+ * horizon), also drop up to 1,000 tasks submitted before it from all three (one record in 16
+ * does: the journal stays bounded, and a record costs three writes).
  */
 export const JOURNAL_RECORD = `redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 if ARGV[4] == nil then return 0 end
 local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4], 'LIMIT', 0, 1000)
 if #old > 0 then
   redis.call('HDEL', KEYS[1], unpack(old))
+  redis.call('HDEL', KEYS[3], unpack(old))
   redis.call('ZREM', KEYS[2], unpack(old))
 end
 return #old`;
 
-/** Drop the entries ARGV (task ids, a page at most) from the hash KEYS[1] and its index KEYS[2]. */
+/** The results of the tasks ARGV (a page at most) were seen: their entries leave the hash KEYS[1] (what was submitted stays). */
 export const JOURNAL_CLEAR = `redis.call('HDEL', KEYS[1], unpack(ARGV))
+return 1`;
+
+/** Drop the tasks ARGV (past the horizon; a page at most) from the hashes KEYS[1] and KEYS[3] and their index KEYS[2]. */
+export const JOURNAL_DROP = `redis.call('HDEL', KEYS[1], unpack(ARGV))
+redis.call('HDEL', KEYS[3], unpack(ARGV))
 redis.call('ZREM', KEYS[2], unpack(ARGV))
 return 1`;

@@ -1,3 +1,4 @@
+import type { JournalEntry } from '../coordination/ports.ts';
 import { ValidationError, type APIError } from '../errors.ts';
 import { checkRequestOptions } from '../option-checks.ts';
 import { isUnusableAnswer } from '../transport/retry-policy.ts';
@@ -7,7 +8,7 @@ import { parseResponse } from '../validation/answers.ts';
 import { pollTarget, waitForTask } from '../waiting/poller.ts';
 import { taskPromise, type TaskPromise } from '../waiting/task-promise.ts';
 import type { ResourceContext } from './context.ts';
-import { errorText } from '../internal/error-text.ts';
+import { guardOf, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
 import { readCallerInput } from '../validation/caller-input.ts';
 
 export interface Submission {
@@ -64,19 +65,30 @@ export function submitTask<S extends { task_id: string }>(
     if ('refused' in input) throw input.refused;
     const { options } = input;
     let json = await submission.body(input.params, options);
-    // The one place every submission passes: each callback_url gets the client's token here.
+    // The one place every submission passes: each callback_url gets a token of its own here,
+    // whose nonce the journal keeps beside the task id (what binds the token to the task).
     const tokens = context.callbackTokens;
-    if (tokens && typeof json.callback_url === 'string') json = { ...json, callback_url: await tokens.addTo(json.callback_url) };
+    let callbackNonce: string | undefined;
+    if (tokens && typeof json.callback_url === 'string') {
+      const minted = await tokens.mint(json.callback_url);
+      json = { ...json, callback_url: minted.url };
+      callbackNonce = minted.nonce;
+    }
     fallbackKey = submission.durationKey?.(json);
     submittedAt = Date.now();
     const journal = async (taskId: string) => {
-      // Journaled before the submission settles; a journal that fails costs no task: the caller
-      // still gets its task id.
-      try {
-        await context.journal.record({ task_id: taskId, kind: submission.kind, submitted_at: submittedAt });
-      } catch (error) {
-        context.waiting.logger?.warn(`${submission.what}: task ${taskId} could not be journaled: ${errorText(error)}`);
-      }
+      // Journaled before the submission settles. The task is billed: a journal that fails, hangs
+      // past the call's timeout (2 s at most) or its abort costs no task id, and the entry is
+      // written again when the journal answers.
+      const entry: JournalEntry = { task_id: taskId, kind: submission.kind, submitted_at: submittedAt, ...(callbackNonce ? { callback_nonce: callbackNonce } : {}) };
+      const port = guardOf(context.journal, 'the journal of submissions', context.waiting.logger);
+      await port.call(() => context.journal.record(entry), {
+        signal: options.signal,
+        abort: 'fallback',
+        timeoutMs: Math.min(options.timeout ?? PORT_TIMEOUT_MS, PORT_TIMEOUT_MS),
+        keep: `journal:${taskId}`,
+        fallback: () => {},
+      });
     };
     const accepted = await context.http.request({
       method: 'POST',

@@ -1,5 +1,7 @@
 import type { JournalEntry } from '../coordination/ports.ts';
-import { ValidationError } from '../errors.ts';
+import { OmniMediaError, ValidationError } from '../errors.ts';
+import { errorText } from '../internal/error-text.ts';
+import { guardOf } from '../internal/port-call.ts';
 import { checkRequestOptions } from '../option-checks.ts';
 import { DEFAULT_VIDEO_TIMEOUT_MS, type RetrieveOptions, type WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -7,6 +9,14 @@ import { taskIdProblem } from '../schemas/task-id.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import { pollTarget, waitForTask, watchTask, type WaitPorts } from '../waiting/poller.ts';
 import { retrieveTask } from '../waiting/retrieve-task.ts';
+
+/** How long `pending()` waits for the journal, in ms: a journal on Redis reads a page at a time. */
+const PENDING_TIMEOUT_MS = 30_000;
+
+function isEntry(entry: unknown): entry is JournalEntry {
+  const { task_id, kind, submitted_at } = (entry ?? {}) as Partial<JournalEntry>;
+  return typeof task_id === 'string' && typeof kind === 'string' && typeof submitted_at === 'number';
+}
 
 /** The task id rule (`taskIdProblem`), before any request: a `ValidationError` naming it. */
 function checkTaskId(taskId: unknown, context: string): void {
@@ -46,7 +56,18 @@ export class Tasks {
    * ```
    */
   async pending(): Promise<JournalEntry[]> {
-    return [...((await this.#waiting.journal?.pending()) ?? [])];
+    const { journal, logger } = this.#waiting;
+    if (!journal) return [];
+    const entries = await guardOf(journal, 'the journal of submissions', logger).call(() => journal.pending(), {
+      timeoutMs: PENDING_TIMEOUT_MS,
+      accept: Array.isArray,
+      fallback: (why): never => {
+        if (why instanceof OmniMediaError) throw why;
+        throw new OmniMediaError(`tasks.pending: the journal could not answer (${errorText(why)}): try again`, { cause: why });
+      },
+    });
+    // What a journal keeps beside an entry (its callback token's nonce) is not the caller's.
+    return entries.flatMap((entry) => (isEntry(entry) ? [{ task_id: entry.task_id, kind: entry.kind, submitted_at: entry.submitted_at }] : []));
   }
 
   /**

@@ -2,9 +2,9 @@ import { MemoryUploadCacheStore } from '../coordination/memory.ts';
 import type { CachedUpload, UploadCacheStore } from '../coordination/ports.ts';
 import { DEFAULT_UPLOAD_CACHE_MARGIN_MS, type UploadCacheOptions } from '../options.ts';
 import { raceAbort } from '../internal/race-abort.ts';
+import { PortGuard, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
 import { epochMs } from '../schemas/time.ts';
 import type { PreparedFile } from './inputs.ts';
-import { errorText } from '../internal/error-text.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 // Files are hashed a chunk at a time so that hashing never holds more than this in memory.
@@ -56,34 +56,39 @@ export class UploadCache {
   /** ms a record must still be valid for to be reused (the `margin` option). */
   declare readonly margin: number;
   readonly #inFlight = new Map<string, InFlight>();
-  readonly #warn: (message: string) => void;
+  /** The store's boundary: a store that fails or hangs is a warning (once), and the upload goes on without it. */
+  readonly #port: PortGuard;
 
   constructor(options: UploadCacheOptions = {}, warn: (message: string) => void = () => {}) {
     this.store = options.store ?? new MemoryUploadCacheStore(options.maxEntries);
     this.margin = options.margin ?? DEFAULT_UPLOAD_CACHE_MARGIN_MS;
-    this.#warn = warn;
+    this.#port = new PortGuard('the upload cache’s store', { warn });
   }
 
   /**
    * The cached record for `key` when it is still comfortably valid, else the result of `upload`
    * (then cached). Uploads of the same key at the same time share one, which belongs to none of
    * them: it runs under a signal of its own (what `upload` is given), aborted only when every
-   * caller has gone. `signal` ends this caller's wait at once. A store that fails is a warning:
-   * the cache is a help, never a condition.
+   * caller has gone. `limits.signal` (or a signal given alone) ends this caller's wait at once,
+   * the store's reads included. A store that fails, or does not answer within `limits.timeout`
+   * (2 s at most), is a warning: the cache is a help, never a condition.
    */
   async getOrUpload<R extends CachedUpload>(
     key: string,
     upload: (signal: AbortSignal) => Promise<R>,
-    signal?: AbortSignal,
+    limits: AbortSignal | { signal?: AbortSignal | undefined; timeout?: number | undefined } = {},
     now: () => number = Date.now,
   ): Promise<{ record: R; cached: boolean }> {
+    // A signal alone is what this took before the store had a time of its own.
+    const { signal, timeout } = limits instanceof AbortSignal ? { signal: limits, timeout: undefined } : limits;
     signal?.throwIfAborted();
+    const bounds = { signal, timeoutMs: Math.min(timeout ?? PORT_TIMEOUT_MS, PORT_TIMEOUT_MS), fallback: () => undefined };
     let flight = this.#inFlight.get(key);
     const cached = flight !== undefined;
     if (!flight) {
-      const found = await this.#store(() => this.store.get(key), 'read');
+      const found = await this.#port.call(() => this.store.get(key), { ...bounds, accept: isRecord });
       if (found && expiresAtMs(found, now()) - now() > this.margin) return { record: found as R, cached: true };
-      if (found) await this.#store(() => this.store.delete(key), 'update');
+      if (found) await this.#port.call(() => this.store.delete(key), bounds);
       // Another caller may have started the same upload meanwhile.
       flight = this.#inFlight.get(key) ?? this.#start(key, upload, now);
     }
@@ -107,7 +112,8 @@ export class UploadCache {
       controller,
       promise: upload(controller.signal).then(async (record) => {
         const ttl = expiresAtMs(record, uploadedAt) - this.margin - now();
-        if (ttl > 0) await this.#store(() => this.store.set(key, record, ttl), 'update');
+        // Nobody waits for the record to be kept: the callers have their upload.
+        if (ttl > 0) this.#port.fire(() => this.store.set(key, record, ttl));
         return record;
       }),
     };
@@ -116,15 +122,13 @@ export class UploadCache {
     return flight;
   }
 
-  /** A store call whose failure is a warning (`undefined`), never the upload's. */
-  async #store<T>(call: () => T | PromiseLike<T>, what: 'read' | 'update'): Promise<T | undefined> {
-    try {
-      return await call();
-    } catch (error) {
-      this.#warn(`upload cache: the store could not ${what} a record (${errorText(error)}); uploading without it`);
-      return undefined;
-    }
-  }
+}
+
+/** Whether a store's answer is a record (or none): anything else is a miss. */
+function isRecord(record: unknown): boolean {
+  if (record === undefined) return true;
+  const { url, upload_id } = (record ?? {}) as { url?: unknown; upload_id?: unknown };
+  return typeof record === 'object' && (typeof url === 'string' || typeof upload_id === 'string');
 }
 
 /** One upload shared by the callers of the same bytes. */

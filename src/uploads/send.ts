@@ -47,7 +47,7 @@ export function createUploader(ports: UploaderPorts): Uploader {
     // The shared upload runs under the cache's signal; this caller's ends only its own wait,
     // and its progress stops with it.
     const onProgress = (p: TransferProgress) => void (options.signal?.aborted || options.onProgress?.(p));
-    const { record, cached } = await cache.getOrUpload(key, (signal) => post(ports, file, { ...options, signal, onProgress }, span), options.signal);
+    const { record, cached } = await cache.getOrUpload(key, (signal) => post(ports, file, { ...options, signal, onProgress }, span), options);
     if (cached) {
       ports.logger.debug(`uploads.${file.rule.kind}: reused the upload of the same bytes (${key})`);
       options.onProgress?.({ loaded: file.source.size, total: file.source.size });

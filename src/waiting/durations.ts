@@ -1,4 +1,5 @@
 import { MemoryDurationsStore } from '../coordination/memory.ts';
+import { guardOf, PORT_TIMEOUT_MS, type PortGuard, type PortLog } from '../internal/port-call.ts';
 import { isThenable } from '../internal/thenable.ts';
 import type { DurationsStore } from '../coordination/ports.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -44,22 +45,29 @@ function windowOf(samples: readonly number[] | undefined): ExpectedWindow | unde
  */
 export class TaskDurations {
   readonly #store: DurationsStore;
+  readonly #guard: PortGuard;
 
-  constructor(store: DurationsStore = new MemoryDurationsStore()) {
+  /** `log` hears when a shared store fails (the waits then plan without what it knows). */
+  constructor(store: DurationsStore = new MemoryDurationsStore(), log?: PortLog) {
     this.#store = store;
+    this.#guard = guardOf(store, 'the store of learned durations', log);
   }
 
-  /** Remember how long a completed task took. */
-  record(key: string | undefined, task: TaskResult): void | PromiseLike<void> {
+  /** Remember how long a completed task took (nobody waits for it). */
+  record(key: string | undefined, task: TaskResult): void {
     const seconds = secondsOf(task);
     if (key === undefined || seconds === undefined) return;
-    return this.#store.add(key, seconds * 1000, SAMPLES_PER_KIND);
+    this.#guard.fire(() => this.#store.add(key, seconds * 1000, SAMPLES_PER_KIND));
   }
 
-  /** When a task of this kind should end, from what is remembered. */
-  expected(key: string | undefined): ExpectedWindow | undefined | Promise<ExpectedWindow | undefined> {
+  /** When a task of this kind should end, from what is remembered; `undefined` when the store cannot say by `signal`'s abort. */
+  expected(key: string | undefined, signal?: AbortSignal): ExpectedWindow | undefined | Promise<ExpectedWindow | undefined> {
     if (key === undefined) return undefined;
-    const samples = this.#store.get(key);
-    return isThenable(samples) ? Promise.resolve(samples).then(windowOf) : windowOf(samples);
+    const samples = this.#guard.call(() => this.#store.get(key), { timeoutMs: PORT_TIMEOUT_MS, signal, abort: 'fallback', accept: isSamples, fallback: () => undefined });
+    return isThenable(samples) ? samples.then(windowOf) : windowOf(samples);
   }
+}
+
+function isSamples(samples: unknown): boolean {
+  return samples === undefined || (Array.isArray(samples) && samples.every((ms) => typeof ms === 'number' && Number.isFinite(ms)));
 }

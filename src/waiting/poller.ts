@@ -1,8 +1,8 @@
 import type { SubmissionJournal, TaskEventBus, TaskLeases } from '../coordination/ports.ts';
 import { OmniMediaError, TaskFailedError, WaitTimeoutError } from '../errors.ts';
 import type { Logger } from '../internal/logger.ts';
-import { raceAbort } from '../internal/race-abort.ts';
-import { settle } from '../internal/settle.ts';
+import { firePort, guardOf, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
+import { isThenable } from '../internal/thenable.ts';
 import { resolveWaitOptions } from '../option-checks.ts';
 import type { WaitOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -69,6 +69,11 @@ export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContex
 
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
 
+/** Whether a stored result is a task (a store may hold anything). */
+export function isStoredTask(task: unknown): boolean {
+  return task === undefined || (typeof (task as TaskResult | null)?.task_id === 'string' && typeof (task as TaskResult).status === 'string');
+}
+
 /** Submission time from a task's `created_at` (in any unit: schemas/time.ts), when plausible. */
 function originFromCreatedAt(task: TaskResult, now: number): number | undefined {
   const ms = epochMs(task.created_at);
@@ -117,8 +122,21 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     () => interrupt({ kind: 'deadline' }),
     () => {},
   );
-  const unsubscribe = events.subscribe(taskId, (task) => {
+  // Shared state goes through its port's guard: one that throws, hangs or answers junk is no
+  // answer (a warning, once), the wait goes on by itself, and its stop still ends it at once.
+  const log = target.logger;
+  const eventsPort = guardOf(events, 'the task events', log);
+  const leasesPort = leases && guardOf(leases, 'the task leases', log);
+  const journal = target.journal;
+  const journalPort = journal && guardOf(journal, 'the journal of submissions', log);
+  const shared = { timeoutMs: PORT_TIMEOUT_MS, signal: stop.signal, abort: 'fallback' } as const;
+  const listener = (task: TaskResult) => {
     if (isTerminalStatus(task.status)) interrupt({ kind: 'event', task });
+  };
+  const unsubscribe = eventsPort.call(() => events.subscribe(taskId, listener), {
+    ...shared,
+    accept: (answer) => typeof answer === 'function',
+    fallback: () => () => {},
   });
 
   // A task this wait saw end by its own query: news for the others (other waits, other
@@ -128,13 +146,11 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
   let ended = false;
   let stream: TaskEventStream | undefined;
   try {
-    settle(() => target.journal?.adopt(taskId));
+    if (journalPort) journalPort.fire(() => journal?.adopt(taskId));
     // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
-    // Shared state that fails or hangs is no answer: the wait goes on, its stop still ends it.
-    const stored = events.latest ? await raceAbort(events.latest(taskId), stop.signal).catch(() => undefined) : undefined;
+    const stored = events.latest ? await eventsPort.call(() => events.latest?.(taskId), { ...shared, accept: isStoredTask, fallback: () => undefined }) : undefined;
     if (stored && isTerminalStatus(stored.status)) interrupt({ kind: 'event', task: stored });
-    const expected = () =>
-      origin === undefined || key === undefined ? undefined : raceAbort(durations.expected(key), stop.signal).catch(() => undefined);
+    const expected = () => (origin === undefined || key === undefined ? undefined : durations.expected(key, stop.signal));
     // Right away for a task of unknown age (a wait by id); else `initialDelay` after
     // submission, which is now already when `.wait()` is called late.
     let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(await expected()));
@@ -157,8 +173,10 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
           // On a fleet one instance polls a task and the others listen; a listener looks
           // again within the lease time, and takes over when the poller is gone.
           await scheduler.wakeAt(nextAt, stop.signal);
-          if (!(await raceAbort(leases.hold(taskId), stop.signal).catch(() => true))) {
-            nextAt = Date.now() + leases.ttlMs;
+          // A lease that cannot be asked is held: this instance polls, as when Redis is down.
+          if (!(await leasesPort?.call(() => leases.hold(taskId), { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
+            // A store's own number: looked at again within a minute, whatever it says.
+            nextAt = Date.now() + Math.min(Math.max(Number(leases.ttlMs) || 1_000, 100), 60_000);
             continue;
           }
         }
@@ -170,7 +188,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
             span?.saw(seen);
             // A change of status its own query saw: news for whoever follows the task (a proxy's
             // event streams, on any instance of a fleet); an end is published once the wait is over.
-            if (!isTerminalStatus(seen.status) && seen.status !== last?.status) settle(() => events.publish(seen));
+            if (!isTerminalStatus(seen.status) && seen.status !== last?.status) eventsPort.fire(() => events.publish(seen));
             task = seen;
           } finally {
             release();
@@ -221,10 +239,11 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       if (isTerminalStatus(task.status)) {
         ended = true;
         // Shared state is a help, never a condition: a store that fails costs no result.
-        if (isSuccessStatus(task.status)) settle(() => durations.record(key, task));
+        if (isSuccessStatus(task.status)) durations.record(key, task);
         // Whoever publishes news of an end clears the entry (this wait, if its own query saw
-        // it; a handler once its onTask returned): news heard clears nothing here.
-        if (news) settle(() => target.journal?.clear(taskId));
+        // it; a handler once its onTask returned): news heard clears nothing here. A clear
+        // the journal missed is sent again when it answers.
+        if (news) void journalPort?.keep(`journal:${taskId}`, () => journal?.clear(taskId));
       }
       yield task;
 
@@ -238,13 +257,15 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     }
   } finally {
     stream?.close();
-    unsubscribe();
+    // A subscribe that answered late answers its unsubscribe late: called then, never awaited.
+    if (isThenable(unsubscribe)) void unsubscribe.then((stop) => firePort(stop));
+    else firePort(unsubscribe);
     signal?.removeEventListener('abort', onAbort);
-    if (news) settle(() => events.publish(news as TaskResult));
+    if (news) eventsPort.fire(() => events.publish(news as TaskResult));
     // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
     // task, and tasks.pending() lists it once no wait does.
-    if (!ended) settle(() => target.journal?.release(taskId));
-    if (leases) settle(() => leases.release(taskId, ended));
+    if (!ended) void journalPort?.keep(`journal:${taskId}`, () => journal?.release(taskId));
+    if (leases) leasesPort?.fire(() => leases.release(taskId, ended));
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
   }

@@ -15,9 +15,21 @@ import { MemoryPollBudget } from '../coordination/memory.ts';
 import type { PollBudget, PollGrant } from '../coordination/ports.ts';
 import { DEFAULT_MAX_POLLS_PER_SECOND } from '../options.ts';
 import { isThenable } from '../internal/thenable.ts';
+import { PortGuard, PORT_TIMEOUT_MS, type PortLog } from '../internal/port-call.ts';
 
 // setTimeout fires at once beyond this (about 24.8 days); longer waits re-arm on the way.
 const MAX_TIMER_MS = 2_147_483_647;
+/** A budget's "not before" is believed this far ahead at most (a window is one second). */
+const MAX_RETRY_AT_MS = 10_000;
+
+/** What a budget that cannot answer grants: the query goes out (a budget must never stall every wait). */
+const UNBUDGETED: PollGrant = { release: () => {} };
+
+/** Whether a budget's answer is a grant: a `release` to call, or a time to ask again. */
+function isGrant(answer: unknown): boolean {
+  const grant = answer as Partial<Record<'release' | 'retryAt', unknown>> | null;
+  return typeof grant === 'object' && grant !== null && (typeof grant.release === 'function' || Number.isFinite(grant.retryAt));
+}
 
 interface Entry {
   at: number;
@@ -119,6 +131,7 @@ class EntryHeap {
 /** The shared scheduler of one client's waits. */
 export class PollScheduler {
   readonly #budget: PollBudget;
+  readonly #guard: PortGuard;
   // Two heaps: queries wait on the budget, plain wake-ups (deadlines) never do.
   readonly #queries = new EntryHeap();
   readonly #wakeUps = new EntryHeap();
@@ -130,9 +143,10 @@ export class PollScheduler {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
 
-  /** `budget`: the query budget, or a number of queries per second for an in-memory one. */
-  constructor(budget: PollBudget | number = DEFAULT_MAX_POLLS_PER_SECOND) {
+  /** `budget`: the query budget, or a number of queries per second for an in-memory one; `log` hears when it fails. */
+  constructor(budget: PollBudget | number = DEFAULT_MAX_POLLS_PER_SECOND, log?: PortLog) {
     this.#budget = typeof budget === 'number' ? new MemoryPollBudget(budget) : budget;
+    this.#guard = new PortGuard('the poll budget', log);
   }
 
   /** Most task queries the service sees from this budget in any one second. */
@@ -205,16 +219,13 @@ export class PollScheduler {
     while (!this.#asking) {
       const top = this.#queries.peek();
       if (!top || top.at > now || this.#budgetFreeAt > now) return;
-      // How many queries wait: a fleet's budget grants several in one round trip.
-      const grant = this.#budget.take(now, this.#queries.countDue(now, this.#budget.maxPerSecond));
+      // How many queries wait: a fleet's budget grants several in one round trip. A budget that
+      // cannot answer (throws, hangs, answers junk) must not stall every wait: the query goes out.
+      const due = this.#queries.countDue(now, this.#budget.maxPerSecond);
+      const grant = this.#guard.call(() => this.#budget.take(now, due), { timeoutMs: PORT_TIMEOUT_MS, accept: isGrant, fallback: () => UNBUDGETED });
       if (isThenable(grant)) {
         this.#asking = true;
-        // Promise.resolve: a thenable's `then` may throw, or call back twice.
-        Promise.resolve(grant).then(
-          (answer) => this.#answered(answer),
-          // A budget that cannot answer must not stall every wait: the query goes out.
-          () => this.#answered({ release: () => {} }),
-        );
+        void grant.then((answer) => this.#answered(answer));
         return;
       }
       if (!this.#grant(grant, now)) return;
@@ -230,14 +241,17 @@ export class PollScheduler {
 
   /** Wake the earliest due query with a granted slot; `false` when there was none to give. */
   #grant(grant: PollGrant, now: number): boolean {
-    if ('retryAt' in grant) {
-      this.#budgetFreeAt = grant.retryAt;
+    // What isGrant let through: a release to call, or else a finite time.
+    const { release: given, retryAt } = grant as { release?: unknown; retryAt?: number };
+    if (typeof given !== 'function') {
+      this.#budgetFreeAt = Math.min(retryAt as number, now + MAX_RETRY_AT_MS);
       return false;
     }
     const top = this.#queries.peek();
+    const release = () => this.#guard.fire(() => Reflect.apply(given, grant, []));
     if (!top || top.at > now) {
       // The wait that asked left meanwhile (an async budget's answer came late).
-      grant.release();
+      release();
       return false;
     }
     this.#queries.pop();
@@ -245,7 +259,7 @@ export class PollScheduler {
     top.wake(() => {
       if (released) return;
       released = true;
-      grant.release();
+      release();
       // The budget may allow the next query sooner now: ask again.
       this.#budgetFreeAt = Number.NEGATIVE_INFINITY;
       this.#arm();

@@ -1,5 +1,7 @@
 import { MemoryTaskEvents } from '../coordination/memory.ts';
-import type { Coordination } from '../coordination/ports.ts';
+import type { Coordination, PollBudget } from '../coordination/ports.ts';
+import { callPort, PORT_TIMEOUT_MS } from '../internal/port-call.ts';
+import { isThenable } from '../internal/thenable.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import type { Telemetry } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
@@ -25,9 +27,9 @@ export function waitPorts(
 ): WaitPorts & { scheduler: PollScheduler } {
   return {
     retrieve: (taskId, signal, span, what) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span, what),
-    scheduler: new PollScheduler(shared.budget?.(maxPollsPerSecond) ?? maxPollsPerSecond),
+    scheduler: sharedScheduler(shared, maxPollsPerSecond, logger),
     events: shared.events ?? new MemoryTaskEvents(),
-    durations: new TaskDurations(shared.durations),
+    durations: new TaskDurations(shared.durations, logger),
     journal: shared.journal,
     leases: shared.leases,
     logger,
@@ -35,4 +37,17 @@ export function waitPorts(
     // Behind the app's proxy, waits read the task's event stream (the service itself has none).
     streams: http.proxied ? proxyStreams(http) : undefined,
   };
+}
+
+/**
+ * The scheduler of waits under the fleet's budget (`shared.budget`) of `maxPollsPerSecond`, or a
+ * budget of its own when there is no fleet, or its budget() fails or is not one.
+ */
+export function sharedScheduler(shared: Partial<Coordination>, maxPollsPerSecond: number, logger: LevelledLogger): PollScheduler {
+  const budget = callPort(() => shared.budget?.(maxPollsPerSecond), { timeoutMs: PORT_TIMEOUT_MS, accept: isBudget, fallback: () => undefined });
+  return new PollScheduler(budget && !isThenable(budget) ? budget : maxPollsPerSecond, logger);
+}
+
+function isBudget(budget: unknown): boolean {
+  return budget === undefined || (typeof (budget as Partial<PollBudget> | null)?.take === 'function' && Number.isFinite((budget as PollBudget).maxPerSecond));
 }

@@ -5,7 +5,8 @@ import { experimental_generateVideo as generateVideo } from 'ai';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { TaskFailedError } from 'omnimedia';
-import { failure, isMp4, requests, run, useAiSdk } from './setup.ts';
+import { createMockService } from 'omnimedia/testing/msw';
+import { BASE_URL, failure, isMp4, requests, run, useAiSdk } from './setup.ts';
 
 const ctx = useAiSdk();
 
@@ -135,5 +136,36 @@ describe('experimental_generateVideo with webhook', () => {
     expect(await settled).toMatchObject({ message: expect.stringMatching(/user left|aborted/) }); // the AI SDK's wait rejects with its own AbortError
     await run(new Promise((resolve) => setTimeout(resolve, 60_000)));
     expect(requests(ctx.mock, 'GET', '/v1/tasks/')).toHaveLength(reads);
+  });
+
+  it('once the AI SDK has given up on the webhook (its 10 minutes), the fallback polling stops too (was: it polled on to 30 minutes)', async () => {
+    const slow = createMockService({ baseURL: BASE_URL, durations: { video: 3_600_000 } });
+    ctx.server.use(...slow.handlers);
+    try {
+      const error = await failure(
+        generateVideo({ model: ctx.omni.video('omni_flash'), prompt: 'a fox', webhook: async () => ({ url: 'https://app.example.test/hooks/never', received: new Promise<never>(() => {}) }) }),
+        11 * 60_000,
+      );
+      expect(String(error)).toMatch(/timed out|WaitTimeoutError/);
+      const reads = requests(slow, 'GET', '/v1/tasks/').length;
+      expect(reads).toBeGreaterThan(0); // the fallback was polling
+      await run(new Promise((resolve) => setTimeout(resolve, 25 * 60_000)), 26 * 60_000);
+      expect(requests(slow, 'GET', '/v1/tasks/')).toHaveLength(reads);
+    } finally {
+      slow.close();
+    }
+  }, 60_000);
+
+  it('a webhook the AI SDK never started (no doStart) is not taken by a later generation with the same URL (was: that generation waited for the wrong one until its timeout)', async () => {
+    const model = ctx.omni.video('omni_flash');
+    const url = 'https://app.example.test/hooks/fixed';
+    // Abandoned between handleWebhookOption and doStart (a caller that gave up).
+    await model.handleWebhookOption({ webhook: async () => ({ url, received: new Promise<never>(() => {}) }) });
+    await run(new Promise((resolve) => setTimeout(resolve, 30_000)));
+    let deliver!: (delivery: Delivery) => void;
+    const received = new Promise<Delivery>((resolve) => (deliver = resolve));
+    ctx.server.use(http.post(url, async ({ request }) => (deliver({ headers: {}, body: await request.json() }), HttpResponse.json({ ok: true }))));
+    const result = await run(generateVideo({ model, prompt: 'a fox', webhook: async () => ({ url, received: received as Promise<never> }) }), 120_000);
+    expect(isMp4(result.video.uint8Array)).toBe(true);
   });
 });

@@ -12,14 +12,19 @@ function tokenOf(url: string): string | null {
 }
 
 describe('callback tokens', () => {
-  it('adds a token derived from the secret, not the secret itself, and keeps the caller\'s query and fragment', async () => {
+  it('adds a token of its own to each URL: a fresh nonce and its MAC by the secret, never the secret; the caller\'s query and fragment kept', async () => {
     const tokens = new CallbackTokens('s3cret-value');
-    const url = await tokens.addTo('https://me.test/cb?a=1&b=x%20y&c#frag');
-    expect(url).toMatch(/^https:\/\/me\.test\/cb\?a=1&b=x%20y&c&omnimedia_token=[A-Za-z0-9_-]{43}#frag$/);
+    const { url, nonce } = await tokens.mint('https://me.test/cb?a=1&b=x%20y&c#frag');
+    expect(url).toMatch(/^https:\/\/me\.test\/cb\?a=1&b=x%20y&c&omnimedia_token=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}#frag$/);
     expect(url).not.toContain('s3cret-value');
-    // Stable for a secret, different across secrets.
-    expect(tokenOf(await tokens.addTo('https://me.test/other'))).toBe(tokenOf(url));
-    expect(tokenOf(await new CallbackTokens('another').addTo('https://me.test/cb'))).not.toBe(tokenOf(url));
+    expect(tokenOf(url)?.split('.')[0]).toBe(nonce);
+    // Each URL its own token (was: one token for every task of a secret).
+    const other = await tokens.mint('https://me.test/cb');
+    expect(other.nonce).not.toBe(nonce);
+    expect(await tokens.check(url)).toEqual({ nonce });
+    expect(await tokens.check(other.url)).toEqual({ nonce: other.nonce });
+    // Another secret's MAC for the same nonce is not ours.
+    expect(await new CallbackTokens('another').check(url)).toBe(false);
   });
 
   it('replaces a token already in the URL instead of adding a second one', async () => {
@@ -27,7 +32,7 @@ describe('callback tokens', () => {
     const once = await tokens.addTo('https://me.test/cb?x=1');
     const twice = await tokens.addTo(once);
     expect(new URL(twice).searchParams.getAll(CALLBACK_TOKEN_PARAM)).toHaveLength(1);
-    expect(twice).toBe(once);
+    expect(twice).toMatch(/^https:\/\/me\.test\/cb\?x=1&omnimedia_token=[^&]+$/);
   });
 
   it('accepts the token of any listed secret (rotation); new URLs use the first', async () => {
@@ -35,23 +40,38 @@ describe('callback tokens', () => {
     const rotated = new CallbackTokens(['new-secret', 'old-secret']);
     const oldUrl = await old.addTo('https://me.test/cb');
     const newUrl = await rotated.addTo('https://me.test/cb');
-    expect(tokenOf(newUrl)).toBe(tokenOf(await new CallbackTokens('new-secret').addTo('https://me.test/cb')));
+    expect(await new CallbackTokens('new-secret').accepts(newUrl)).toBe(true);
+    expect(await old.accepts(newUrl)).toBe(false);
     expect(await rotated.accepts(oldUrl)).toBe(true);
     expect(await rotated.accepts(newUrl)).toBe(true);
     // Once the old secret is dropped, its URLs stop working.
     expect(await new CallbackTokens('new-secret').accepts(oldUrl)).toBe(false);
   });
 
-  it('rejects a missing, wrong, truncated, padded or repeated token; takes a path with its query', async () => {
+  it('accepts a token of the first form (one per secret, made before tokens were per submission), bound to no task', async () => {
+    const secret = 's3cret-value';
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const legacy = Buffer.from(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode('omnimedia callback token v1'))).toString('base64url');
+    const tokens = new CallbackTokens(secret);
+    expect(await tokens.check(`/cb?${CALLBACK_TOKEN_PARAM}=${legacy}`)).toEqual({ nonce: undefined });
+    expect(await new CallbackTokens('other').check(`/cb?${CALLBACK_TOKEN_PARAM}=${legacy}`)).toBe(false);
+  });
+
+  it('rejects a missing, wrong, truncated, padded or repeated token, or one whose nonce was changed; takes a path with its query', async () => {
     const tokens = new CallbackTokens('s');
     const good = tokenOf(await tokens.addTo('https://me.test/cb'))!;
+    const [nonce, proof] = good.split('.') as [string, string];
+    const flip = (text: string) => `${text.slice(0, -1)}${text.endsWith('A') ? 'B' : 'A'}`;
     expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${good}`)).toBe(true);
     expect(await tokens.accepts('/cb')).toBe(false);
     expect(await tokens.accepts(undefined)).toBe(false);
     expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=`)).toBe(false);
     expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${good.slice(0, -1)}`)).toBe(false);
     expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${good}A`)).toBe(false);
-    expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`)).toBe(false);
+    expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${flip(good)}`)).toBe(false);
+    expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${flip(nonce)}.${proof}`)).toBe(false);
+    expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${nonce}`)).toBe(false);
+    expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=.${proof}`)).toBe(false);
     expect(await tokens.accepts(`/cb?${CALLBACK_TOKEN_PARAM}=${good}&${CALLBACK_TOKEN_PARAM}=x`)).toBe(false);
     expect(await tokens.accepts(`/cb?s=s`)).toBe(false);
   });
@@ -80,12 +100,16 @@ describe('callback tokens', () => {
     await client.videos.generate({ prompt: 'p', callback_url });
     await client.videos.edit({ prompt: 'p', input_video: 'up_1', callback_url });
     await client.images.generate({ model: 'm', prompt: 'p' });
-    const expected = await client.callbacks.url(callback_url);
-    expect(expected).toMatch(/^https:\/\/me\.test\/hooks\/omnimedia\?tenant=42&omnimedia_token=/);
-    expect(bodies.slice(0, 4).map((b) => b.callback_url)).toEqual([expected, expected, expected, expected]);
+    const sent = bodies.slice(0, 4).map((b) => b.callback_url as string);
+    for (const url of sent) expect(url).toMatch(/^https:\/\/me\.test\/hooks\/omnimedia\?tenant=42&omnimedia_token=[^&]+$/);
+    expect(new Set(sent.map(tokenOf)).size).toBe(4); // a token per submission
     expect(bodies[4]).not.toHaveProperty('callback_url');
-    // The token is the first secret's.
-    expect(tokenOf(expected)).toBe(tokenOf(await new CallbackTokens('current').addTo(callback_url)));
+    // The token is the first secret's, and the journal keeps its nonce beside the task.
+    for (const [i, url] of sent.entries()) {
+      expect(await new CallbackTokens('current').check(url)).toEqual({ nonce: tokenOf(url)?.split('.')[0] });
+      expect(client.journal.find?.(`t${i + 1}`)).toMatchObject({ task_id: `t${i + 1}`, callback_nonce: tokenOf(url)?.split('.')[0] });
+    }
+    expect(await new CallbackTokens('previous').accepts(sent[0] as string)).toBe(false);
   });
 
   it('sends callback_url untouched when the client has no secret', async () => {

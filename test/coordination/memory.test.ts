@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryDurationsStore, MemoryJournal, MemoryPollBudget, MemoryRateLimits } from '../../src/coordination/memory.ts';
+import { MemoryDedupeStore, MemoryDurationsStore, MemoryJournal, MemoryPollBudget, MemoryRateLimits } from '../../src/coordination/memory.ts';
 
 afterEach(() => vi.useRealTimers());
 
@@ -16,6 +16,30 @@ describe('MemoryPollBudget', () => {
     if ('release' in a) a.release();
     expect(budget.take(10_200)).toEqual({ retryAt: 11_200 });
     expect('release' in budget.take(11_200)).toBe(true);
+  });
+});
+
+describe('MemoryDedupeStore', () => {
+  it('never evicts a claim in progress: past maxEntries a duplicate still gets "in progress" (was: true, onTask ran twice)', () => {
+    const store = new MemoryDedupeStore(2);
+    expect(store.claim('a:completed')).toBe(true); // onTask runs for a...
+    for (const other of ['b', 'c', 'd', 'e']) {
+      expect(store.claim(`${other}:completed`)).toBe(true);
+      store.complete(`${other}:completed`);
+    }
+    expect(store.claim('a:completed')).toBe('in_progress'); // ...and a redelivery of a must not run it again
+    store.complete('a:completed');
+    expect(store.claim('a:completed')).toBe(false);
+  });
+
+  it('stays bounded: done claims past maxEntries are forgotten, the least recently used first', () => {
+    const store = new MemoryDedupeStore(3);
+    for (let i = 0; i < 100; i++) {
+      store.claim(`t${i}:completed`);
+      store.complete(`t${i}:completed`);
+    }
+    expect(store.size).toBe(3);
+    expect(store.claim('t99:completed')).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@
 // (CI sets it), which makes a missing redis-server a failure.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createClient } from 'redis';
 
 export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 
@@ -50,6 +51,24 @@ export class RedisServer {
     this.#process = await spawnRedisServer(['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   }
 
+  /** A node-redis client of the test's own on it, connected (its errors are the test's to see, not a crash). */
+  async client() {
+    const client = createClient({ url: this.url });
+    client.on('error', () => {});
+    await client.connect();
+    return client;
+  }
+
+  /** Stop it answering without closing a connection (SIGSTOP), as a stalled or swapping server does; `resume()` goes on. */
+  pause(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  /** Answer again after `pause()` (SIGCONT): the commands sent meanwhile are run now. */
+  resume(): void {
+    this.#process?.kill('SIGCONT');
+  }
+
   /** Empty it (between tests). */
   flush(): void {
     spawnSync('redis-cli', ['-p', String(this.port), 'FLUSHALL'], { stdio: 'ignore' });
@@ -62,6 +81,7 @@ export class RedisServer {
     await new Promise((resolve) => {
       child.once('exit', resolve);
       child.kill('SIGKILL');
+      child.kill('SIGCONT'); // a paused one too
     });
   }
 }

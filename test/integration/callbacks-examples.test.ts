@@ -67,7 +67,7 @@ describe.each([
       OMNIMEDIA_CALLBACK_SECRET: 'example-secret',
     });
     expect(run.code).toBe(0);
-    expect(String(service.submissions[0]?.body.callback_url)).toMatch(/\/hooks\/omnimedia\?omnimedia_token=[\w-]{43}$/);
+    expect(String(service.submissions[0]?.body.callback_url)).toMatch(/\/hooks\/omnimedia\?omnimedia_token=[\w-]{22}\.[\w-]{43}$/);
     expect(run.stdout).toContain('callback: task_1 completed');
   });
 });

@@ -285,6 +285,7 @@ describe('7. the smaller ones', () => {
     const retrieved = (await c.tasks.retrieve('task_1')) as unknown as { extra: { deep: object[] } };
     const verified = (await c.callbacks.verify(JSON.parse(body) as Record<string, unknown>)) as unknown as { extra: { deep: object[] } };
     const delivered: unknown[] = [];
+    c.journal.record({ task_id: 'task_1', kind: 'image_generation', submitted_at: Date.now() }); // one of ours
     const response = await c.callbacks.handler((task) => void delivered.push(task))(
       new Request('http://app.test/cb', { method: 'POST', body }),
     );

@@ -42,9 +42,10 @@ describe('callback deliveries', () => {
     const handle = client.callbacks.handler(() => {});
     const url = await client.callbacks.url(HOOK);
     const submitted = client.images.generate({ model: 'omni-image', prompt: 'a fox', callback_url: HOOK });
+    // Its token is made with crypto.subtle (real time): submitted before fake time moves.
+    const { task_id } = await submitted;
     const waiting = submitted.wait().then((t) => t);
     await vi.advanceTimersByTimeAsync(3_500); // one poll: still running
-    const { task_id } = await submitted;
     mock.failTask(task_id, 'provider_error'); // the task ends now (failed), before the next poll
     const done = mock.task(task_id) as unknown as TaskResult;
     expect((await deliver(handle, done, url)).status).toBe(200);

@@ -287,6 +287,45 @@ describe.each(MODES)('hooks that hang, pages that leave (%s handler)', (mode) =>
     expect(upstream.requests).toEqual([]);
   });
 
+  it.skipIf(mode === 'workerd').each([
+    ['authorize', 500, 'authorize_failed'],
+    ['rate limit store', 503, 'rate_limit_unavailable'],
+    ['policy', 500, 'policy_failed'],
+  ])('%s that never answers: the page gets %i within timeout, nothing is forwarded (was: held until the page gave up)', async (hook, status, reason) => {
+    const never = new Promise<never>(() => {});
+    const proxy = await open({
+      upstream: upstream.url,
+      timeout: 300,
+      authorize: async (request) => (hook === 'authorize' && (await never), { id: request.headers.get('cookie') ? 'alice' : 'anonymous' }),
+      policy: async () => (hook === 'policy' && (await never), true),
+      rateLimit: { submissions: { limit: 100, windowMs: 60_000 } },
+      coordination: { rateLimits: { take: () => (hook === 'rate limit store' ? never : { allowed: true }) } } as never,
+    });
+    const started = Date.now();
+    const answer = await submit(proxy, AbortSignal.timeout(5_000));
+    expect(answer.status).toBe(status);
+    expect(await answer.json()).toMatchObject({ error: { code: reason } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(upstream.requests).toEqual([]);
+  });
+
+  it.skipIf(mode === 'workerd').each([
+    ['authorize', 500],
+    ['policy', 500],
+  ])('%s that throws synchronously, or answers an odd thenable, is refused like one that rejects', async (hook, status) => {
+    const odd = { then: () => { throw new Error('odd thenable'); } };
+    for (const answer of [() => { throw new Error('sync'); }, () => odd]) {
+      const proxy = await open({
+        upstream: upstream.url,
+        timeout: 300,
+        authorize: (hook === 'authorize' ? answer : () => ({ id: 'alice' })) as never,
+        policy: (hook === 'policy' ? answer : () => true) as never,
+      });
+      expect((await submit(proxy, AbortSignal.timeout(5_000))).status).toBe(status);
+    }
+    expect(upstream.requests).toEqual([]);
+  });
+
   // workerd (through Miniflare) does not tell the Worker that the page went away: there the
   // upstream request runs to its answer or to the proxy's timeout.
   it.skipIf(mode === 'workerd')('a page that leaves while the service thinks: the upstream request is aborted, and it is no proxy failure', async () => {

@@ -4,7 +4,7 @@
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OmniMedia, ValidationError } from 'omnimedia';
+import { OmniMedia, parseCallback, ValidationError } from 'omnimedia';
 import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 
@@ -67,7 +67,7 @@ describe('redisCoordination’s arguments', () => {
 describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redisCoordination (%s)', (kind) => {
   const server = new RedisServer();
   const opened: Array<() => Promise<void>> = [];
-  let raw: ReturnType<typeof createClient>;
+  let raw: Awaited<ReturnType<RedisServer['client']>>;
 
   /** A client of the kind under test, as a user would make it. */
   const connect = async (): Promise<RedisClientLike> => {
@@ -105,9 +105,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
 
   beforeAll(async () => {
     await server.start();
-    raw = createClient({ url: server.url });
-    raw.on('error', () => {});
-    await raw.connect();
+    raw = await server.client();
   }, 30_000);
   afterEach(async () => {
     for (const close of opened.splice(0)) await close();
@@ -208,8 +206,13 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
   it('handlers of two instances: a redelivery to B while A runs onTask is told to come again; after A threw, B runs it', async () => {
     const task = { task_id: 'task_9', status: 'completed', data: [{ url: 'https://r.test/1.png' }] };
     const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+    // The schemas load at the first parse (a few hundred ms of module loading on a busy machine):
+    // loaded now, not while the instances' first commands wait on their 200 ms timeout.
+    await parseCallback(JSON.stringify(task));
     const client = async () =>
       new OmniMedia({ baseURL: 'https://api.test', fetch: async () => Response.json(task), coordination: (await instance()).coordination, logger: quiet });
+    const submitter = await client(); // the fleet's journal knows the task: one of ours
+    await submitter.journal.record({ task_id: 'task_9', kind: 'image_generation', submitted_at: Date.now() });
     let release!: (error?: Error) => void;
     const ran: string[] = [];
     const slow = client().then((c) =>
@@ -228,7 +231,8 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(meanwhile.headers.get('retry-after')).toBe('5');
     release(new Error('db down'));
     expect((await first).status).toBe(500);
-    expect((await deliver(other)).status).toBe(200);
+    const again = await deliver(other);
+    expect(await again.json()).toEqual({ ok: true });
     expect(ran).toEqual(['A', 'B']);
     expect(await (await deliver(await slow)).json()).toEqual({ ok: true, duplicate: true });
   });
@@ -240,7 +244,9 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await b.coordination.dedupe.claim('task_1:completed')).toBe('in_progress');
     await a.coordination.dedupe.release('task_1:completed'); // onTask threw: a redelivery runs it
     expect(await b.coordination.dedupe.claim('task_1:completed')).toBe(true);
-    expect(await raw.pTTL('test:dedupe:task_1:completed')).toBeGreaterThan(23 * 3_600_000);
+    expect(await raw.pTTL('test:dedupe:task_1:completed')).toBeLessThanOrEqual(LEASE_MS); // in progress: the lease time, renewed by B's heartbeat
+    await b.coordination.dedupe.complete?.('task_1:completed');
+    expect(await raw.pTTL('test:dedupe:task_1:completed')).toBeGreaterThan(23 * 3_600_000); // done: a day
 
     const record = { id: 'img_1', url: 'https://cdn.example/img_1.png', expires_at: '2026-12-01T00:00:00Z' } as never;
     await a.coordination.uploads.set('sha:abc', record, 60_000);
@@ -496,6 +502,43 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(await a.coordination.dedupe.claim('task_3:completed')).toBe(true);
     expect(await b.coordination.dedupe.claim('task_3:completed')).toBe('in_progress'); // shared again
   });
+
+  it('a 2 s stall (SIGSTOP) while onTask runs: its release and its "done" reach Redis once it answers (was: 503 in_progress for a day)', async () => {
+    const a = await instance();
+    const b = await instance();
+    const claimKey = (key: string) => `test:dedupe:${key}`;
+    expect(await a.coordination.dedupe.claim('thrown')).toBe(true);
+    expect(await a.coordination.dedupe.claim('handled')).toBe(true);
+    server.pause();
+    try {
+      await until(() => a.warnings.length === 1, 5_000, 'A to notice the stall');
+      // While Redis stalls, A's onTask throws for one delivery and returns for the other.
+      await a.coordination.dedupe.release('thrown');
+      await a.coordination.dedupe.complete?.('handled');
+      await sleep(2_000);
+    } finally {
+      server.resume();
+    }
+    await until(() => recovered(a.warnings) && recovered(b.warnings), 10_000, 'both instances to see Redis back');
+    await expect.poll(() => raw.get(claimKey('handled')), { timeout: 5_000 }).toBe('done');
+    expect(await b.coordination.dedupe.claim('handled')).toBe(false); // a redelivery to B: a 200 duplicate
+    expect(await b.coordination.dedupe.claim('thrown')).toBe(true); // B runs onTask again
+  }, 30_000);
+
+  it('a claim in progress lives as long as its holder’s heartbeat, not a day: renewed while onTask runs, gone soon after its holder dies', async () => {
+    const a = await instance();
+    const b = await instance();
+    expect(await a.coordination.dedupe.claim('slow')).toBe(true);
+    const ttl = Number(await raw.pTTL('test:dedupe:slow'));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(LEASE_MS * 3); // was about 86,400,000
+    await sleep(LEASE_MS * 4);
+    expect(await b.coordination.dedupe.claim('slow')).toBe('in_progress'); // A still runs onTask: renewed
+    await a.coordination.close(); // A dies inside onTask
+    await until(() => raw.isOpen, 100, 'raw');
+    await expect.poll(() => raw.exists('test:dedupe:slow'), { timeout: LEASE_MS * 6 }).toBe(0);
+    expect(await b.coordination.dedupe.claim('slow')).toBe(true);
+  }, 20_000);
 
   it('Redis gone and back: no rejection escapes, and sharing resumes when it returns', async () => {
     const a = await instance();

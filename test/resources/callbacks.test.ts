@@ -149,9 +149,9 @@ describe('callback handler behaviour', () => {
     const client = makeClient();
     const received: TaskResult[] = [];
     const receiver = await mount('node', client, (task) => void received.push(task));
-    pending('t_pending');
-    const events = published(client, 't_pending');
-    const forged = JSON.stringify({ task_id: 't_pending', status: 'completed', data: [{ url: 'https://evil.test/x.png' }] });
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    const events = published(client, task_id);
+    const forged = JSON.stringify({ task_id, status: 'completed', data: [{ url: 'https://evil.test/x.png' }] });
     expect(await post(receiver.url, forged)).toMatchObject({ status: 409, body: { ok: false, reason: 'unconfirmed' } });
     expect(received).toEqual([]);
     expect(events).toEqual([]);
@@ -160,12 +160,15 @@ describe('callback handler behaviour', () => {
   it('answers 400 unknown_task to a delivery for a task the service does not know', async () => {
     const client = makeClient();
     const receiver = await mount('fetch', client, () => {});
-    const answer = await post(receiver.url, JSON.stringify({ task_id: 'nope', status: 'completed' }));
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    service.tasks.delete(task_id); // ours, as the journal knows it; gone from the service
+    const answer = await post(receiver.url, JSON.stringify({ task_id, status: 'completed' }));
     expect(answer).toMatchObject({ status: 400, body: { ok: false, reason: 'unknown_task' } });
   });
 
   it('answers 500 verify_failed when the service cannot be reached, so the delivery comes again', async () => {
     const client = new OmniMedia({ baseURL: 'http://127.0.0.1:9', maxRetries: 0, logger: silent });
+    client.journal.record({ task_id: 't', kind: 'image_generation', submitted_at: Date.now() }); // ours
     const receiver = await mount('node', client, () => {});
     const answer = await post(receiver.url, JSON.stringify({ task_id: 't', status: 'completed' }));
     expect(answer).toMatchObject({ status: 500, body: { ok: false, reason: 'verify_failed' } });
@@ -205,11 +208,11 @@ describe('callback handler behaviour', () => {
     let calls = 0;
     const a = await mount('node', client, () => void calls++, { dedupe: store });
     const b = await mount('fetch', client, () => void calls++, { dedupe: store });
-    const task = service.complete(pending('t_shared').task_id);
+    const task = service.complete((await client.images.generate({ model: 'm', prompt: 'p' })).task_id);
     expect((await post(a.url, JSON.stringify(task))).body).toEqual({ ok: true });
     expect((await post(b.url, JSON.stringify(task))).body).toEqual({ ok: true, duplicate: true });
     expect(calls).toBe(1);
-    expect([...keys.keys()]).toEqual(['t_shared\u0000completed']);
+    expect([...keys.keys()]).toEqual([`${task.task_id}\u0000completed`]);
   });
 
   it('tells a store that has complete() when onTask has finished, and not when it threw', async () => {
@@ -221,42 +224,46 @@ describe('callback handler behaviour', () => {
     const receiver = await mount('node', client, () => {
       if (fail) throw new Error('db down');
     }, { dedupe: store });
-    const task = service.complete(pending('t_done').task_id);
+    const task = service.complete((await client.images.generate({ model: 'm', prompt: 'p' })).task_id);
+    const key = `${task.task_id}\u0000completed`;
     expect((await post(receiver.url, JSON.stringify(task))).status).toBe(500);
-    expect([done, released]).toEqual([[], ['t_done\u0000completed']]);
+    expect([done, released]).toEqual([[], [key]]);
     fail = false;
     expect((await post(receiver.url, JSON.stringify(task))).status).toBe(200);
-    expect(done).toEqual(['t_done\u0000completed']);
+    expect(done).toEqual([key]);
   });
 
   it('keeps the in-memory dedupe record bounded', () => {
     const store = new MemoryDedupeStore(3);
-    for (const key of ['a', 'b', 'c', 'd']) expect(store.claim(key)).toBe(true);
+    for (const key of ['a', 'b', 'c', 'd']) {
+      expect(store.claim(key)).toBe(true);
+      store.complete(key);
+    }
     expect(store.size).toBe(3);
-    store.complete('d');
     expect(store.claim('d')).toBe(false);
-    expect(store.claim('a')).toBe(true); // the oldest was forgotten
+    expect(store.claim('a')).toBe(true); // the oldest done claim was forgotten
   });
 
-  it('with verify: false and a secret, skips the service and still publishes the token-checked task', async () => {
+  it('with verify: false and a secret, a delivery with its own submission’s token skips the service and still publishes', async () => {
     const client = makeClient({ callbackSecret: 's3cret' });
     const received: TaskResult[] = [];
     const receiver = await mount('fetch', client, (task) => void received.push(task), { verify: false });
-    const url = await client.callbacks.url(receiver.url);
-    const events = published(client, 't_unverified');
-    const body = { task_id: 't_unverified', status: 'completed', data: [{ url: 'https://files.test/a.png' }] };
-    expect((await post(url, JSON.stringify(body))).status).toBe(200);
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    const events = published(client, task_id);
+    const body = { task_id, status: 'completed', data: [{ url: 'https://files.test/a.png' }] };
+    expect((await service.deliver(task_id, body)).status).toBe(200); // to the callback_url the task was submitted with
     expect(received).toEqual([body]);
     expect(events).toEqual([body]);
     expect(service.queries).toEqual([]);
   });
 
-  it('with verify: false and no secret, hands onTask the posted task but publishes nothing', async () => {
+  it('with verify: false and no secret, hands onTask the posted task of its own submission but publishes nothing', async () => {
     const client = makeClient();
     const received: TaskResult[] = [];
     const receiver = await mount('node', client, (task) => void received.push(task), { verify: false });
-    const events = published(client, 't_x');
-    expect((await post(receiver.url, JSON.stringify({ task_id: 't_x', status: 'completed' }))).status).toBe(200);
+    const { task_id } = await client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    const events = published(client, task_id);
+    expect((await post(receiver.url, JSON.stringify({ task_id, status: 'completed' }))).status).toBe(200);
     expect(received).toHaveLength(1);
     expect(events).toEqual([]);
   });
@@ -303,6 +310,7 @@ describe('callback handler behaviour', () => {
     const client = makeClient();
     const received: TaskResult[] = [];
     const handle = client.callbacks.nodeHandler((task) => void received.push(task), { verify: false });
+    client.journal.record({ task_id: 't', kind: 'image_generation', submitted_at: Date.now() }); // ours
     const answers: unknown[] = [];
     const res = { statusCode: 0, setHeader() {}, end: (body: string) => void answers.push(body) };
     await handle({ method: 'POST', url: '/cb', headers: {}, body: { task_id: 't', status: 'completed' }, readableEnded: true }, res);
@@ -313,6 +321,92 @@ describe('callback handler behaviour', () => {
     expect(res.statusCode).toBe(400);
     expect(JSON.parse(answers[1] as string)).toEqual({ ok: false, reason: 'invalid_body' });
   });
+});
+
+describe('what a callback may deliver: a task of this client or its fleet, confirmed by the service unless verify: false', () => {
+  const evil = { status: 'completed', data: [{ url: 'https://evil.example/payload.png' }] };
+
+  it('verify: false with a secret: task A’s leaked URL cannot forge task B’s result (was: onTask and B’s wait got evil.example)', async () => {
+    const client = makeClient({ callbackSecret: 's3cret' });
+    const received: TaskResult[] = [];
+    const receiver = await mount('node', client, (task) => void received.push(task), { verify: false });
+    const a = await client.images.generate({ model: 'm', prompt: 'a', callback_url: receiver.url });
+    const b = client.images.generate({ model: 'm', prompt: 'b', callback_url: receiver.url });
+    const { task_id: bId } = await b;
+    const waitB = b.wait({ timeout: 3_000, initialDelay: 60_000 }).then((task) => ({ task }), (error: unknown) => ({ error }));
+    const leakedA = service.submissions.find((s) => s.body.prompt === 'a')?.body.callback_url as string;
+    const forged = await post(leakedA, JSON.stringify({ task_id: bId, ...evil }));
+    expect(forged).toMatchObject({ status: 409, body: { reason: 'unconfirmed' } }); // read from the service: B is pending
+    expect(received).toEqual([]);
+    // A's own URL still delivers A (as posted: its own token vouches for it).
+    service.complete(a.task_id);
+    expect((await service.deliver(a.task_id)).status).toBe(200);
+    expect(received.map((t) => t.task_id)).toEqual([a.task_id]);
+    expect(await waitB).toMatchObject({ error: { name: 'WaitTimeoutError' } }); // never resolved with the forgery
+  });
+
+  it('defaults (no secret): a real completed task of another account is refused, 403 foreign_task (was: onTask ran)', async () => {
+    const client = makeClient();
+    const received: TaskResult[] = [];
+    const receiver = await mount('fetch', client, (task) => void received.push(task));
+    const theirs = addTask(service, { task_id: 'task_theirs', status: 'completed', model: 'm', created_at: 1, data: [{ url: 'https://evil.example/x.png' }] });
+    expect(await post(receiver.url, JSON.stringify(theirs))).toMatchObject({ status: 403, body: { ok: false, reason: 'foreign_task' } });
+    expect(received).toEqual([]);
+    expect(service.queries).toEqual([]); // refused before any read
+  });
+
+  it('a delivery after the wait saw the result is still this client’s: the journal remembers what was submitted', async () => {
+    const client = makeClient();
+    const received: TaskResult[] = [];
+    const receiver = await mount('node', client, (task) => void received.push(task));
+    const submitted = client.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    const { task_id } = await submitted;
+    service.complete(task_id);
+    await submitted.wait({ initialDelay: 0 });
+    expect(await client.tasks.pending()).toEqual([]);
+    expect((await service.deliver(task_id)).status).toBe(200);
+    expect(received.map((t) => t.task_id)).toEqual([task_id]);
+  });
+
+  it('another process (or this one after a restart) without a shared journal: with the secret, delivered and read from the service even under verify: false; without one, refused', async () => {
+    const submitter = makeClient({ callbackSecret: 's3cret' });
+    const received: TaskResult[] = [];
+    const restarted = makeClient({ callbackSecret: 's3cret' });
+    const receiver = await mount('fetch', restarted, (task) => void received.push(task), { verify: false });
+    const { task_id } = await submitter.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    service.complete(task_id);
+    expect(await service.deliver(task_id, { task_id, ...evil })).toMatchObject({ status: 200 });
+    expect(received).toEqual([service.tasks.get(task_id)]); // the service's version, not the posted one
+    expect(service.queries).toEqual([task_id]);
+
+    const noSecret = makeClient();
+    const other = await mount('node', noSecret, (task) => void received.push(task));
+    const lone = await makeClient().images.generate({ model: 'm', prompt: 'p', callback_url: other.url });
+    service.complete(lone.task_id);
+    expect(await service.deliver(lone.task_id)).toMatchObject({ status: 403, body: { reason: 'foreign_task' } });
+    expect(received).toHaveLength(1);
+  });
+
+  it('a journal that cannot answer (an outage): degraded as an outage is, the delivery is read from the service, even under verify: false', async () => {
+    const hung = () => new Promise<never>(() => {});
+    const withSecret = makeClient({ callbackSecret: 's3cret' });
+    const received: TaskResult[] = [];
+    const receiver = await mount('node', withSecret, (task) => void received.push(task), { verify: false });
+    const { task_id } = await withSecret.images.generate({ model: 'm', prompt: 'p', callback_url: receiver.url });
+    (withSecret.journal as { find: unknown }).find = hung;
+    service.complete(task_id);
+    expect((await service.deliver(task_id, { task_id, ...evil })).status).toBe(200);
+    expect(received).toEqual([service.tasks.get(task_id)]); // the service's version
+
+    const plain = makeClient();
+    const receiver2 = await mount('fetch', plain, (task) => void received.push(task));
+    const mine = await plain.images.generate({ model: 'm', prompt: 'p' });
+    (plain.journal as { find: unknown }).find = () => {
+      throw new Error('journal down');
+    };
+    expect((await post(receiver2.url, JSON.stringify(service.complete(mine.task_id)))).status).toBe(200);
+    expect(received).toHaveLength(2);
+  }, 10_000);
 });
 
 describe('callbacks.verify', () => {

@@ -4,6 +4,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { OmniMedia, ValidationError } from 'omnimedia';
+import type { Coordination } from 'omnimedia/coordination';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 
 const server = useMsw();
@@ -68,7 +69,33 @@ describe('the journal of accepted submissions', () => {
     (c.journal as { record: unknown }).record = () => Promise.reject(new Error('store down'));
     await expect(c.images.generate({ model: 'm', prompt: 'p' })).resolves.toMatchObject({ task_id: 't_1' });
   });
+
+  it('a journal that never answers holds no billed task back: the abort, or the call’s timeout, gives the caller its id (was: never settled)', async () => {
+    server.use(http.post(`${BASE_URL}/v1/images/generations`, () => HttpResponse.json({ task_id: 't_1', status: 'pending' })));
+    const c = new OmniMedia({ apiKey: API_KEY, baseURL: BASE_URL, logger: silent, coordination: hungCoordination() });
+    const started = Date.now();
+    await expect(c.images.generate({ model: 'm', prompt: 'p' }, { signal: AbortSignal.timeout(300), timeout: 5_000 })).resolves.toMatchObject({ task_id: 't_1' });
+    await expect(c.images.generate({ model: 'm', prompt: 'p' }, { timeout: 300 })).resolves.toMatchObject({ task_id: 't_1' });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
 });
+
+/** A custom Coordination whose every store call never settles. */
+function hungCoordination(): Coordination {
+  const never = () => new Promise<never>(() => {});
+  const journal = { record: never, adopt: never, release: never, clear: never, list: never, pending: never };
+  return {
+    dedupe: { claim: never, release: never, complete: never },
+    uploads: { get: never, set: never, delete: never },
+    durations: { get: never, add: never },
+    events: { publish: never, subscribe: () => () => {}, latest: never },
+    journal,
+    leases: { ttlMs: 1_000, hold: never, release: never },
+    budget: () => ({ maxPerSecond: 10, take: never }),
+    rateLimits: { take: never },
+    close: async () => {},
+  };
+}
 
 describe('per-call options are checked before anything is sent', () => {
   it.each([

@@ -74,7 +74,7 @@ describe('three concurrent uploads of the same bytes, with different signals', (
     expect(client.uploads.image(png.bytes)).toBeInstanceOf(Promise);
   });
 
-  it('a store whose get and set throw: the uploads succeed, with a warning (was a raw Error)', async () => {
+  it('a store whose get and set throw: the uploads succeed, with one warning (was a raw Error, then a warning per call)', async () => {
     const store: UploadCacheStore = {
       get: () => Promise.reject(new Error('store down (get)')),
       set: () => {
@@ -87,7 +87,31 @@ describe('three concurrent uploads of the same bytes, with different signals', (
     await joined(client, signals, 3);
     finish();
     expect(await Promise.all(outcomes)).toEqual([{ value: RECORD }, { value: RECORD }, { value: RECORD }]);
-    expect(warnings.some((w) => w.includes('store down (set)'))).toBe(true);
-    expect(warnings.some((w) => w.includes('store down (get)'))).toBe(true);
+    expect(warnings).toEqual([expect.stringMatching(/upload cache’s store failed \(store down \(get\)\): going on without it/)]);
+  });
+});
+
+describe('a store that never answers (a Redis-backed store while Redis is unreachable)', () => {
+  const never = <T>() => new Promise<T>(() => {});
+  const hung: UploadCacheStore = { get: () => never(), set: () => never(), delete: () => never() };
+  const quick = (logger: Logger) =>
+    new OmniMedia({ apiKey: 'sk-cache-0123456789abcdef', baseURL: 'https://api.test', logger, uploadCache: { store: hung }, fetch: async () => Response.json(RECORD) });
+
+  it('the caller’s abort ends the upload at once (was: still pending after 5 s)', async () => {
+    const client = quick({ error() {}, info() {}, debug() {}, warn() {} });
+    const started = Date.now();
+    const outcome = await settled(client.uploads.image(png.bytes, { signal: AbortSignal.timeout(300), timeout: 1000 }));
+    expect(outcome).toMatchObject({ error: { name: 'TimeoutError' } });
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('without a signal, the call’s timeout bounds the store: the upload goes on without the cache, with one warning', async () => {
+    const warnings: string[] = [];
+    const client = quick({ error() {}, info() {}, debug() {}, warn: (message: string) => void warnings.push(message) });
+    const started = Date.now();
+    expect(await client.uploads.image(png.bytes, { timeout: 200 })).toEqual(RECORD);
+    expect(await client.uploads.image(png.bytes, { timeout: 200 })).toEqual(RECORD);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(warnings.filter((w) => w.includes('upload cache'))).toHaveLength(1);
   });
 });

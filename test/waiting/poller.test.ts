@@ -379,14 +379,14 @@ describe('a shared store that never answers (a fleet whose Redis hangs)', () => 
     return settled;
   };
 
-  it('does not delay an abort', async () => {
+  it('does not delay an abort; a lease that never answers is taken as held: the wait polls by itself (was: never polled)', async () => {
     const task = scriptedTask(60_000);
     const controller = new AbortController();
     const done = waitForTask(hungFleet(task.retrieve), { signal: controller.signal });
     await vi.advanceTimersByTimeAsync(10_000);
     controller.abort(new Error('user left'));
     expect(await settledWithin(done)).toMatchObject({ message: 'user left' });
-    expect(task.queries).toEqual([]);
+    expect(task.queries.length).toBeGreaterThan(0);
   });
 
   it('does not delay the deadline', async () => {
@@ -396,5 +396,36 @@ describe('a shared store that never answers (a fleet whose Redis hangs)', () => 
     expect(await settledWithin(done)).toBe('pending');
     await vi.advanceTimersByTimeAsync(1);
     expect(await settledWithin(done)).toBeInstanceOf(WaitTimeoutError);
+  });
+});
+
+describe('shared state that throws (a user’s Coordination)', () => {
+  const boom = () => {
+    throw new Error('port broke');
+  };
+  const cases: Array<[string, Partial<PollTarget>]> = [
+    ['leases.hold throws synchronously', { leases: { ttlMs: 5_000, hold: boom, release: boom } }],
+    ['leases.hold rejects', { leases: { ttlMs: 5_000, hold: () => Promise.reject(new Error('port broke')), release: () => Promise.reject(new Error('x')) } }],
+    ['durations.get throws synchronously', { durationKey: 'omni-video', durations: new TaskDurations({ get: boom, add: boom }) }],
+    ['journal calls throw synchronously', { journal: { record: boom, adopt: boom, release: boom, clear: boom, list: boom, pending: boom } }],
+  ];
+  it.each(cases)('%s: the wait polls by itself and resolves (was: a raw Error from tasks.wait)', async (_, extra) => {
+    const task = scriptedTask(6_000);
+    const done = waitForTask(target(task.retrieve, extra));
+    await vi.advanceTimersByTimeAsync(30_000);
+    await expect(done).resolves.toMatchObject({ status: 'completed' });
+  });
+
+  it.each([
+    ['events.latest throws synchronously', { latest: boom }],
+    ['events.latest answers junk', { latest: () => Promise.resolve('completed' as never) }],
+    ['events.subscribe throws', { subscribe: boom }],
+    ['events.publish throws', { publish: boom }],
+  ])('%s: the wait polls by itself and resolves (was: a raw Error from tasks.wait)', async (_, events) => {
+    const task = scriptedTask(6_000);
+    const base = target(task.retrieve);
+    const done = waitForTask({ ...base, events: { ...new MemoryTaskEvents(), subscribe: () => () => {}, publish: () => {}, ...events } as never });
+    await vi.advanceTimersByTimeAsync(30_000);
+    await expect(done).resolves.toMatchObject({ status: 'completed' });
   });
 });

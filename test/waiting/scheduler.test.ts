@@ -252,3 +252,48 @@ describe('PollScheduler with a budget whose answer is a thenable but not a nativ
     expect(wokeAt).toBe(1_000);
   });
 });
+
+describe('PollScheduler with a budget that misbehaves (a user’s PollBudget)', () => {
+  const served = async (scheduler: PollScheduler) => {
+    let woke = false;
+    void scheduler.querySlot(T0).then((release) => ((woke = true), release()));
+    await vi.advanceTimersByTimeAsync(0);
+    return woke;
+  };
+
+  it('one whose take throws synchronously: the query goes out, no uncaught exception (was: the process died)', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => void uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const scheduler = new PollScheduler({
+        maxPerSecond: 1,
+        take: () => {
+          throw new Error('budget broke');
+        },
+      });
+      expect(await served(scheduler)).toBe(true);
+      expect(await served(scheduler)).toBe(true);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
+  });
+
+  it('one whose answer never comes: the query goes out after a bounded time (was: every wait stalled)', async () => {
+    const scheduler = new PollScheduler({ maxPerSecond: 1, take: () => new Promise<PollGrant>(() => {}) });
+    let woke = false;
+    void scheduler.querySlot(T0).then((release) => ((woke = true), release()));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(woke).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(woke).toBe(true);
+  });
+
+  it('one that answers something that is not a grant: the query goes out, the slot releases', async () => {
+    for (const junk of [undefined, null, 42, {}, { release: 'no' }, { retryAt: 'soon' }]) {
+      const scheduler = new PollScheduler({ maxPerSecond: 1, take: () => junk as unknown as PollGrant });
+      expect(await served(scheduler)).toBe(true);
+    }
+  });
+});
