@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createProxy } from 'omnimedia/proxy';
 import { startMockServer } from 'omnimedia/testing';
+import { serveApp } from './app-server.mjs';
 
 const bundle = await readFile(process.argv[2], 'utf8');
 const mock = await startMockServer({ durations: { pending: 1_000, video: 5_000 } });
@@ -30,13 +31,4 @@ const server = createServer((req, res) => {
     proxy.nodeHandler(req, res);
   }
 });
-server.listen(0, '127.0.0.1', () => {
-  console.log(`APP_URL=http://127.0.0.1:${server.address().port}`);
-  console.log(`MOCK_URL=${mock.url}`);
-});
-process.on('SIGTERM', async () => {
-  server.closeAllConnections();
-  server.close();
-  await mock.close();
-  process.exit(0);
-});
+serveApp(server, mock);
