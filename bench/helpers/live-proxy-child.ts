@@ -13,14 +13,16 @@ const [baseURL, redisURL, mode] = process.argv.slice(2);
 const quiet = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 const redis = new Redis(redisURL as string);
 const coordination = redisCoordination(redis, { prefix: 'live:', logger: quiet });
-const client = new OmniMedia({ apiKey: 'sk-bench', baseURL, coordination, logLevel: 'off' });
+// The fleet's callbackSecret: the proxy's callback URL carries its token (a task the journal does not know is refused without one).
+const client = new OmniMedia({ apiKey: 'sk-bench', baseURL, coordination, callbackSecret: 'bench-callback-secret', logLevel: 'off' });
 const callbacks = client.callbacks.nodeHandler(() => {});
 let proxy: OmniMediaProxy | undefined;
-const server = createServer((req, res) => (req.url === '/cb' ? callbacks(req, res) : proxy?.nodeHandler(req, res)));
+const server = createServer((req, res) => (req.url?.startsWith('/cb?') ? callbacks(req, res) : proxy?.nodeHandler(req, res)));
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => {
+server.listen(0, '127.0.0.1', async () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const callbackURL = await client.callbacks.url(`http://127.0.0.1:${port}/cb`);
   proxy = createProxy({
     apiKey: 'sk-bench',
     baseURL,
@@ -29,7 +31,7 @@ server.listen(0, '127.0.0.1', () => {
     coordination,
     events: { perIdentity: 5_000, perProcess: 5_000 },
     logger: quiet,
-    ...(mode === 'callbacks' ? { callbackURL: `http://127.0.0.1:${port}/cb` } : {}),
+    ...(mode === 'callbacks' ? { callbackURL } : {}),
   });
   process.send?.({ port });
 });

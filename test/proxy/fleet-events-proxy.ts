@@ -13,12 +13,15 @@ import { redisCoordination } from 'omnimedia/redis';
 const quiet = { error: (m: string) => console.error(m), warn() {}, info() {}, debug() {} };
 const redis = new Redis(process.env.REDIS_URL as string);
 const coordination = redisCoordination(redis, { prefix: process.env.PREFIX ?? 'live:', logger: quiet });
-const client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: process.env.UPSTREAM, coordination, logLevel: 'error' });
+// One callbackSecret for the fleet: the proxy's callback URL carries its token, so the handler takes
+// deliveries of the proxy's tasks (its journal does not know them: without a token they are refused).
+const client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: process.env.UPSTREAM, coordination, callbackSecret: 'fleet-callback-secret', logLevel: 'error' });
 const callbacks = client.callbacks.nodeHandler(() => {});
 let proxy: OmniMediaProxy | undefined;
-const server = createServer((req, res) => (req.url === '/cb' ? callbacks(req, res) : proxy?.nodeHandler(req, res)));
-server.listen(0, '127.0.0.1', () => {
+const server = createServer((req, res) => (req.url?.startsWith('/cb?') ? callbacks(req, res) : proxy?.nodeHandler(req, res)));
+server.listen(0, '127.0.0.1', async () => {
   const port = (server.address() as AddressInfo).port;
+  const callbackURL = await client.callbacks.url(`http://127.0.0.1:${port}/cb`);
   proxy = createProxy({
     apiKey: 'sk-fleet',
     baseURL: process.env.UPSTREAM,
@@ -27,7 +30,7 @@ server.listen(0, '127.0.0.1', () => {
     coordination,
     events: { perIdentity: 1_000, perProcess: 5_000 },
     logger: quiet,
-    ...(process.env.CALLBACKS === '1' ? { callbackURL: `http://127.0.0.1:${port}/cb` } : {}),
+    ...(process.env.CALLBACKS === '1' ? { callbackURL } : {}),
   });
   console.log(`PORT=${port}`);
 });
