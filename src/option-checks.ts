@@ -291,8 +291,9 @@ function checkConnection(
   if (!LOG_LEVELS.includes(logLevel)) problems.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')} (got ${shown(logLevel)})`);
   problems.port('telemetry', o.telemetry, 'call', 'a Telemetry, such as openTelemetry() from omnimedia/otel');
   return {
-    // Read only once the checks passed (done() throws first): a string then.
-    baseURL: `${proxy === undefined || deferred ? given : url?.href}`.replace(/\/?$/, '/'),
+    // Used only once the checks passed (done() throws after this returns): never stringify what
+    // they refused (an object's toString may throw).
+    baseURL: url === undefined ? '' : `${proxy === undefined || deferred ? given : url.href}`.replace(/\/?$/, '/'),
     timeout: (o.timeout as number | undefined) ?? DEFAULT_TIMEOUT_MS,
     maxRetries: (o.maxRetries as number | undefined) ?? DEFAULT_MAX_RETRIES,
     fetch: o.fetch as Fetch | undefined,

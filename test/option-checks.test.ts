@@ -53,3 +53,19 @@ describe('millisecond options: one rule', () => {
       expect(problem(() => check(bad)), `${path} = ${bad}`).toContain(`${path}: must be a whole number of ms from ${least} to 2147483647 (got ${String(bad)})`);
   });
 });
+
+describe('the service address: refused values are never stringified', () => {
+  // fast-check found it (seed -470787193): the settings were built from the refused value before
+  // the problems were thrown, and its toString threw a raw Error.
+  it('a baseURL or proxyURL whose toString throws is a ValidationError naming it', () => {
+    const boom = () => {
+      throw new Error('boom');
+    };
+    const hostile = { toString: boom, valueOf: boom };
+    for (const options of [{ apiKey: 'sk-test-0123456789abcdef', baseURL: hostile }, { proxyURL: hostile }]) {
+      const name = 'baseURL' in options ? 'baseURL' : 'proxyURL';
+      expect(() => resolveClientOptions(options as never, env, false)).toThrow(ValidationError);
+      expect(() => resolveClientOptions(options as never, env, false)).toThrow(new RegExp(`${name}: must be`));
+    }
+  });
+});
