@@ -39,6 +39,7 @@ export default defineConfig({
       'omnimedia/resources': fileURLToPath(new URL('./src/resources/index.ts', import.meta.url)),
       'omnimedia/coordination': fileURLToPath(new URL('./src/coordination/index.ts', import.meta.url)),
       'omnimedia/bullmq': fileURLToPath(new URL('./src/bullmq/index.ts', import.meta.url)),
+      'omnimedia/react': fileURLToPath(new URL('./src/react/index.ts', import.meta.url)),
       'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
     },

@@ -23,6 +23,7 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-coordination': 'dist/coordination.d.ts',
   'omnimedia-mcp': 'dist/mcp.d.ts',
   'omnimedia-bullmq': 'dist/bullmq.d.ts',
+  'omnimedia-react': 'dist/react.d.ts',
 };
 
 /**

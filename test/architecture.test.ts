@@ -47,7 +47,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
   // rules, sniffing and framing, the SDK's schemas; the rate limits behind a coordination port).
-  proxy: ['uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  // Its event streams watch tasks with the client's own wait (waiting/).
+  proxy: ['uploads', 'waiting', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/otel: the Telemetry port on @opentelemetry/api (its option checker from option-checks).
   otel: ['telemetry', 'option-checks', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
@@ -61,6 +62,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cli: ['option-checks', 'schemas', 'internal'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
+  // omnimedia/react: useTask on the public task client ('omnimedia/tasks' by its package name).
+  react: [],
   // omnimedia/mcp: the public client by its package name, and the request rules (their JSON
   // Schema), the upload rules and the key's redaction, bundled into the entry.
   mcp: ['schemas', 'uploads', 'internal'],
@@ -182,6 +185,13 @@ describe('architecture', () => {
     expect([...packages].sort()).toEqual(['bullmq', 'omnimedia', 'omnimedia/coordination', 'omnimedia/resources']);
     const importers = files.filter((file) => specifiers(file).includes('bullmq'));
     expect([...new Set(importers.map(layerOf))]).toEqual(['bullmq']);
+  });
+
+  it('only omnimedia/react imports react, and it reaches the client by the package’s name', () => {
+    const importers = files.filter((file) => specifiers(file).some((s) => s === 'react' || s.startsWith('react/') || s.startsWith('react-dom')));
+    expect([...new Set(importers.map(layerOf))]).toEqual(['react']);
+    const react = files.filter((file) => layerOf(file) === 'react');
+    expect([...new Set(react.flatMap(specifiers).filter((s) => !s.startsWith('.')))].sort()).toEqual(['omnimedia/tasks', 'react']);
   });
 
   it('errors.ts holds only what the main entry exports: the other entries’ CommonJS builds take it from there', async () => {

@@ -18,12 +18,14 @@ const KiB = 1024;
 /**
  * Targets, in KB (1,000 bytes) of gzip -9, and what CI enforces: the targets themselves.
  * - client: every resource method of `OmniMedia` referenced (`export *` of the main entry);
+ *   31 KB since the port boundary and the per-submission callback token (+2.1 KB, issue 30)
+ *   and the page's event stream (+1.2 KB, issue 32) left no room in 30;
  * - tasks: a page that follows tasks with `omnimedia/tasks` (retrieve, wait and watch);
  * - ai-sdk: the AI SDK provider's own code (`omnimedia/ai-sdk`, the client it imports left
  *   out): an adapter on the client stays thin (4.0 KB when it was written).
  * Bundlers targeting a browser pick the `browser` build (Node-only code left out).
  */
-export const BUDGETS = { client: 30, tasks: 18, 'ai-sdk': 5 } as const;
+export const BUDGETS = { client: 31, tasks: 18, 'ai-sdk': 5 } as const;
 export const CEILINGS = BUDGETS;
 const KB = 1000;
 

@@ -123,7 +123,9 @@ export type TaskListener = (task: TaskResult) => void;
 
 /**
  * News of tasks: a verified callback publishes the task, and every pending wait for the same
- * id hears it and ends at once instead of at its next poll.
+ * id hears it and ends at once instead of at its next poll. A wait also publishes each change
+ * of status its own queries see (the streams of `omnimedia/proxy` follow them; waits take only
+ * an ended task as news).
  *
  * @example
  * ```ts
@@ -139,6 +141,11 @@ export interface TaskEventBus {
   subscribe(taskId: string, listener: TaskListener): () => void;
   /** The last finished version of a task published (and kept, on a fleet), if any. */
   latest?(taskId: string): Promise<TaskResult | undefined>;
+  /**
+   * The last version of a task published, finished or not (kept a while, on a fleet), if any:
+   * what a proxy's new event stream sends first without reading the task.
+   */
+  current?(taskId: string): Promise<TaskResult | undefined>;
 }
 
 /**
@@ -326,7 +333,7 @@ export interface Coordination {
   uploads: UploadCacheStore;
   /** What the fleet learned about how long tasks take. */
   durations: DurationsStore;
-  /** News of ended tasks, heard by every instance's waits; kept for the waits that start later. */
+  /** News of tasks (each status seen, and their end), heard by every instance; kept for the waits and streams that start later. */
   events: TaskEventBus;
   /** Accepted submissions whose result has not been seen: what `tasks.pending()` reads. */
   journal: SubmissionJournal;

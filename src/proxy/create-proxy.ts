@@ -20,6 +20,12 @@ import { pageBody, readJson, type PageBody } from './page-body.ts';
 import { isRoute, routeOf, type Route } from './routes.ts';
 import { forward, type UpstreamAnswer, type UpstreamSettings } from './upstream.ts';
 import { checkUpload, uploadStream } from './upload.ts';
+import { eventStream, OpenStreams, STREAM_HEADERS } from './events.ts';
+import { TaskWatches } from './task-watch.ts';
+import { MemoryTaskEvents } from '../coordination/memory.ts';
+import { DEFAULT_MAX_POLLS_PER_SECOND } from '../options.ts';
+import { TaskDurations } from '../waiting/durations.ts';
+import { sharedScheduler } from '../waiting/wait-ports.ts';
 import { multipartFraming } from '../uploads/streamed-body.ts';
 import { errorText } from '../internal/error-text.ts';
 import { callPort, PortTimeout } from '../internal/port-call.ts';
@@ -109,7 +115,7 @@ async function identify(settings: ProxySettings, request: Request): Promise<Prox
 
 /** The identity's rate limit for the operation's kind: 429 with `Retry-After` past it. */
 async function limit(settings: ProxySettings, request: Request, operation: ProxyOperation, identity: ProxyIdentity): Promise<void> {
-  const bucket = operation === 'task_query' ? 'queries' : operation.endsWith('_upload') ? 'uploads' : 'submissions';
+  const bucket = operation === 'task_query' || operation === 'task_events' ? 'queries' : operation.endsWith('_upload') ? 'uploads' : 'submissions';
   const rule = settings.rateLimit[bucket];
   if (!rule) return;
   const unavailable = () => new ProxyRefusal(503, 'rate_limit_unavailable', 'the rate limit could not be checked: nothing was forwarded', { headers: { 'retry-after': '1' } });
@@ -248,6 +254,41 @@ async function proceed(settings: ProxySettings, route: Route, request: Request, 
   return answer;
 }
 
+/** The watches of one proxy's event streams, on the fleet's shared state when it has one. */
+function watchesOf(settings: ProxySettings): TaskWatches {
+  const { coordination } = settings;
+  return new TaskWatches({
+    read: (taskId, signal) => forward(upstreamOf(settings), { route: { operation: 'task_query', path: `v1/tasks/${encodeURIComponent(taskId)}`, method: 'GET', preflight: false, taskId }, signal }),
+    scheduler: sharedScheduler(coordination ?? {}, DEFAULT_MAX_POLLS_PER_SECOND, settings.logger),
+    events: coordination?.events ?? new MemoryTaskEvents(),
+    durations: new TaskDurations(coordination?.durations, settings.logger),
+    leases: coordination?.leases,
+    redactor: () => settings.service().redactor,
+    // A callback reaches a watch only on the fleet's bus (the app's client handles it): without one, poll as .wait() does.
+    callbacks: settings.callbackURL !== undefined && coordination !== undefined,
+    logger: settings.logger,
+  });
+}
+
+/**
+ * A task's events: who asks, the rate limit (a stream is a task read), the policy, a place among
+ * the open streams, then the stream itself (events.ts). The service must be configured: the
+ * watch reads through it.
+ */
+async function streamEvents(settings: ProxySettings, route: Route, request: Request, watches: () => TaskWatches, streams: OpenStreams, cors: Record<string, string>): Promise<Response> {
+  const identity = await identify(settings, request);
+  await limit(settings, request, route.operation, identity);
+  upstreamOf(settings);
+  await allow(settings, request, identity, route.operation, { task_id: route.taskId });
+  const release = streams.take(identity);
+  if (request.signal.aborted) {
+    release();
+    throw new ProxyRefusal(499, 'client_closed', 'the page went away');
+  }
+  const limits = settings.events as Exclude<ProxySettings['events'], false>;
+  return new Response(eventStream(watches(), route.taskId as string, limits, request, release), { status: 200, headers: { ...STREAM_HEADERS, ...cors } });
+}
+
 /**
  * Whether the runtime closes a connection on the request's unread bytes as soon as the answer
  * is written: Cloudflare's workerd does (`navigator.userAgent` is `Cloudflare-Workers` there),
@@ -274,6 +315,9 @@ const drainsBeforeAnswer = () => (globalThis as { navigator?: { userAgent?: stri
 export function createProxy(options: ProxyOptions): OmniMediaProxy {
   const settings = resolveProxyOptions(options, readEnv);
   const notFound = () => refusalAnswer(new ProxyRefusal(404, 'not_found', 'not an endpoint of this proxy'));
+  // Made at the first stream: a proxy that streams nothing runs no scheduler and holds no watch.
+  let watches: TaskWatches | undefined;
+  const streams = settings.events ? new OpenStreams(settings.events) : undefined;
 
   /**
    * Answer one request. `lingers`: after a refusal, read and drop what the page still sends
@@ -285,6 +329,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
     const route = routeOf(method, target, settings.basePath);
     if (route === undefined) return undefined;
     if (!isRoute(route)) return refusalAnswer(new ProxyRefusal(route.status, route.code, route.message, route.allow ? { headers: { allow: route.allow } } : {}));
+    if (route.operation === 'task_events' && !streams) return notFound();
     let cors: Record<string, string> = {};
     let request: Request;
     let page: PageBody | undefined;
@@ -302,6 +347,7 @@ export function createProxy(options: ProxyOptions): OmniMediaProxy {
         return new Response(null, { status: 204, headers: { ...ANSWER_HEADERS, ...preflightHeaders(verdict.corsOrigin, request.headers.get('access-control-request-headers')) } });
       }
       cors = corsHeaders(verdict.corsOrigin);
+      if (route.operation === 'task_events') return await streamEvents(settings, route, request, () => (watches ??= watchesOf(settings)), streams as OpenStreams, cors);
       page = route.method === 'POST' ? pageBody(request.body, request.signal, settings.idleTimeout) : undefined;
       const answer = await proceed(settings, route, request, page);
       return jsonAnswer(answer.status, answer.body, { ...answer.headers, ...cors }, answer.text);

@@ -60,6 +60,10 @@ export interface NodeProxyResponse {
   readonly writableFinished?: boolean | undefined;
   /** The status and headers went out already. */
   readonly headersSent?: boolean | undefined;
+  /** Send the status and headers now (an event stream's, before its first event). */
+  flushHeaders?(): void;
+  /** What a compression middleware adds: write out what it holds (after each event). */
+  flush?(): void;
 }
 
 /** What the proxy itself runs: the method, the raw target, and the `Request` built on demand. */
@@ -124,12 +128,33 @@ function toRequest(req: NodeProxyRequest, method: string, origin: string, target
 async function write(res: NodeProxyResponse, answer: Response, drop?: () => Promise<void>): Promise<void> {
   res.statusCode = answer.status;
   answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (answer.body && answer.headers.get('content-type')?.startsWith('text/event-stream')) return stream(res, answer.body);
   const bytes = new Uint8Array(await answer.arrayBuffer());
   res.setHeader('content-length', String(bytes.byteLength));
   if (!drop) return void res.end(bytes);
   res.write(bytes);
   await drop();
   res.end();
+}
+
+/**
+ * Write an event stream as it comes: each event in one write, flushed (through a compression
+ * middleware too), never gathered. It ends when the stream does; the page going away ends the
+ * stream (the request's signal).
+ */
+async function stream(res: NodeProxyResponse, body: ReadableStream<Uint8Array>): Promise<void> {
+  res.flushHeaders?.();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+      res.flush?.();
+    }
+  } finally {
+    res.end();
+  }
 }
 
 /**

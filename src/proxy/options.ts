@@ -13,14 +13,15 @@ import { normalizeOrigin } from './origin.ts';
 import { createRedactor, type Redactor } from '../internal/redact.ts';
 
 /**
- * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints.
+ * What a request to `omnimedia/proxy` does: one of the spec's seven endpoints, or a task's
+ * events (`task_events`, `GET <basePath>/v1/tasks/{task_id}/events`, Server-Sent Events).
  *
  * @example
  * ```ts
  * const policy = ({ operation }: { operation: ProxyOperation }) => operation !== 'video_edit';
  * ```
  */
-export type ProxyOperation = 'image_generation' | 'image_edit' | 'video_generation' | 'video_edit' | 'image_upload' | 'video_upload' | 'task_query';
+export type ProxyOperation = 'image_generation' | 'image_edit' | 'video_generation' | 'video_edit' | 'image_upload' | 'video_upload' | 'task_query' | 'task_events';
 
 /**
  * Who asks, as `authorize` found: any object with an `id` (a string, or a number), which names
@@ -91,6 +92,26 @@ export interface ProxyRateLimit {
 }
 
 /**
+ * Limits of the task events route (`GET <basePath>/v1/tasks/{task_id}/events`), or `false` to
+ * turn it off (404). See the guide [Live pages](https://github.com/omnimedia/omnimedia/blob/main/docs/live-pages.md).
+ *
+ * @example
+ * ```ts
+ * const events: ProxyEventsOptions = { perIdentity: 8, perProcess: 2_000, maxStreamMs: 15 * 60_000, heartbeatMs: 10_000 };
+ * ```
+ */
+export interface ProxyEventsOptions {
+  /** Streams one identity may hold open at once in this process; beyond, 429 with `Retry-After`. Default 16. */
+  perIdentity?: number;
+  /** Streams this proxy holds open at once; beyond, 429 with `Retry-After`. Default 1,000. */
+  perProcess?: number;
+  /** A stream ends after this many ms (the page's client opens the next one). Default 30 minutes. */
+  maxStreamMs?: number;
+  /** A `: ping` comment at least this often, in ms, so that intermediaries keep the stream open. Default 15,000, at most 30,000. */
+  heartbeatMs?: number;
+}
+
+/**
  * Options of `createProxy` (`omnimedia/proxy`). Only `authorize` is required. See the guide
  * [Browser apps](https://github.com/omnimedia/omnimedia/blob/main/docs/browser-apps.md).
  *
@@ -132,8 +153,14 @@ export interface ProxyOptions {
   policy?: (request: ProxyPolicyRequest) => boolean | void | Promise<boolean | void>;
   /** Called once per submission the service accepted, before the page gets its answer. */
   onSubmitted?: (submission: ProxySubmission) => void | Promise<void>;
-  /** Shared state of a fleet (`redisCoordination`): the rate limits hold across all the proxy's processes. */
+  /**
+   * Shared state of a fleet (`redisCoordination`): the rate limits hold across all the proxy's
+   * processes, and one instance polls a task that streams of several instances follow, every
+   * status it sees reaching the others (a callback handled on any instance ends every stream).
+   */
   coordination?: Coordination;
+  /** The task events route's limits (`ProxyEventsOptions`), or `false` to turn it off (404). */
+  events?: ProxyEventsOptions | false;
   /** ms for each upstream request (an upload's: from its last byte); then 504. Default 60,000. */
   timeout?: number;
   /** ms a request body may go without progress; then 408, the upstream request aborted. Default 30,000. */
@@ -171,6 +198,10 @@ export interface ProxySettings {
   rateLimit: NonNullable<ProxyOptions['rateLimit']>;
   /** Where the rate limits count: the coordination's, else this process's. */
   rateLimits: RateLimitStore;
+  /** The fleet's shared state, when there is one (the events' watches share it). */
+  coordination: Coordination | undefined;
+  /** The events route's limits, every default filled in; `false`: off. */
+  events: Required<ProxyEventsOptions> | false;
   policy: ProxyOptions['policy'];
   onSubmitted: ProxyOptions['onSubmitted'];
   timeout: number;
@@ -178,6 +209,12 @@ export interface ProxySettings {
   fetch: Fetch;
   logger: LevelledLogger;
 }
+
+/** The events route's defaults (DESIGN 12). */
+const EVENTS_DEFAULTS: Required<ProxyEventsOptions> = { perIdentity: 16, perProcess: 1_000, maxStreamMs: 30 * 60_000, heartbeatMs: 15_000 };
+const MAX_HEARTBEAT_MS = 30_000;
+
+const stripUndefined = <T extends object>(value: T): Partial<T> => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 const isHttpURL = (value: unknown): value is string => typeof value === 'string' && URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
 
@@ -266,6 +303,16 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
   const coordination = o.coordination as Coordination | undefined;
   if (coordination !== undefined && typeof coordination?.rateLimits?.take !== 'function')
     problems.add('coordination', 'must be a Coordination with rateLimits, such as redisCoordination(redis) from omnimedia/redis');
+  const events = o.events as ProxyEventsOptions | false | undefined;
+  if (events !== undefined && events !== false && (typeof events !== 'object' || events === null)) problems.add('events', 'must be false or { perIdentity, perProcess, maxStreamMs, heartbeatMs }');
+  else if (events) {
+    problems.count('events.perIdentity', events.perIdentity, 1);
+    problems.count('events.perProcess', events.perProcess, 1);
+    problems.ms('events.maxStreamMs', events.maxStreamMs, 1_000);
+    problems.ms('events.heartbeatMs', events.heartbeatMs, 100);
+    // The page's client takes a stream silent for 45 s for a dead one (waiting/task-stream.ts).
+    if (typeof events.heartbeatMs === 'number' && events.heartbeatMs > MAX_HEARTBEAT_MS) problems.add('events.heartbeatMs', `must be at most ${MAX_HEARTBEAT_MS} (a page's client reopens a stream silent for 45 s)`);
+  }
   const logger = o.logger as Logger | undefined;
   if (logger !== undefined && (typeof logger !== 'object' || logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function'))
     problems.add('logger', 'must have warn and error methods, as console does');
@@ -281,6 +328,8 @@ export function resolveProxyOptions(options: ProxyOptions, env: (name: string) =
     callbackURL: o.callbackURL as string | undefined,
     rateLimit,
     rateLimits: coordination?.rateLimits ?? new MemoryRateLimits(),
+    coordination,
+    events: events === false ? false : { ...EVENTS_DEFAULTS, ...stripUndefined(events ?? {}) },
     policy: o.policy as ProxyOptions['policy'],
     onSubmitted: o.onSubmitted as ProxyOptions['onSubmitted'],
     timeout: (o.timeout as number | undefined) ?? DEFAULT_PROXY_TIMEOUT_MS,

@@ -1,5 +1,5 @@
 /**
- * The proxy's routing: the spec's seven endpoints and nothing else. A request target is matched
+ * The proxy's routing: the spec's seven endpoints, and a task's events (DESIGN 12), nothing else. A request target is matched
  * as it came off the wire (the raw target of `nodeHandler`; a fetch `Request`'s URL for
  * `handler`), before anything decodes or normalises it, and anything that could read two ways
  * is refused: the upstream path is then rebuilt from this table and the checked task id alone.
@@ -16,6 +16,7 @@ const POSTS: Readonly<Record<string, ProxyOperation>> = {
   'v1/uploads/videos': 'video_upload',
 };
 const TASKS = 'v1/tasks/';
+const EVENTS = '/events';
 
 /** A matched endpoint. */
 export interface Route {
@@ -94,17 +95,22 @@ export function routeOf(method: string, target: string, basePath: string): Route
     if (method !== 'POST' && !preflight) return refusal(405, 'method_not_allowed', `${method} is not allowed here: POST only`, 'POST, OPTIONS');
     return { operation: post, path: rest, method: 'POST', preflight };
   }
-  if (rest.startsWith(TASKS) && !rest.slice(TASKS.length).includes('/')) {
+  // A task's read, or its events (Server-Sent Events): v1/tasks/{id}[/events].
+  // (A task whose id is `events` is still read at v1/tasks/events.)
+  const events = rest.length > TASKS.length + EVENTS.length && rest.endsWith(EVENTS);
+  const idPart = rest.slice(TASKS.length, events ? -EVENTS.length : undefined);
+  if (rest.startsWith(TASKS) && !idPart.includes('/')) {
     if (method !== 'GET' && !preflight) return refusal(405, 'method_not_allowed', `${method} is not allowed here: GET only`, 'GET, OPTIONS');
     let taskId: string;
     try {
-      taskId = decodeURIComponent(rest.slice(TASKS.length));
+      taskId = decodeURIComponent(idPart);
     } catch {
       return refusal(400, 'invalid_task_id', 'task_id: its percent-encoding is not UTF-8');
     }
     const problem = taskIdProblem(taskId) ?? readsAsPathSyntax(taskId);
     if (problem) return refusal(400, 'invalid_task_id', `task_id: ${problem}`);
-    return { operation: 'task_query', path: `${TASKS}${encodeURIComponent(taskId)}`, method: 'GET', preflight, taskId };
+    // The events' upstream is the task query: the proxy's watch reads the task, never a stream.
+    return { operation: events ? 'task_events' : 'task_query', path: `${TASKS}${encodeURIComponent(taskId)}`, method: 'GET', preflight, taskId };
   }
   return refusal(404, 'not_found', 'not an endpoint of this proxy: it forwards only the service\u2019s endpoints under /v1');
 }

@@ -103,6 +103,7 @@ class RedisCoordination implements Coordination {
       instanceId,
       channel: keys.shared('events'),
       resultKey: (taskId) => keys.own(`result:${taskId}`),
+      progressKey: (taskId) => keys.own(`progress:${taskId}`),
       onReleased: (taskId) => this.leases.forget(taskId),
     });
     this.durations = new RedisDurations({ command, fire, outage, key: (kind) => keys.own(`durations:${kind}`) });

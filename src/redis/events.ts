@@ -6,6 +6,12 @@ import { storedJson, type RedisDriver, type Subscription } from './driver.ts';
 import type { Outage } from './outage.ts';
 
 const DAY_MS = 24 * 3_600_000;
+/**
+ * How long a task's last status seen is kept for the streams that open later (a proxy's first
+ * event without a read), ms: a task's lease holder publishes each change, and one that has not
+ * changed for this long is read again by the first stream that finds nothing.
+ */
+const PROGRESS_MS = 10 * 60_000;
 /** Heartbeats between two pings the subscription sends itself. */
 const PING_EVERY = 3;
 
@@ -18,6 +24,8 @@ export interface EventsPorts {
   outage: Outage;
   channel: string;
   resultKey(taskId: string): string;
+  /** Where a task's last status seen is kept, while it runs. */
+  progressKey(taskId: string): string;
   instanceId: string;
   /** Another instance gave up the lease of a task. */
   onReleased(taskId: string): void;
@@ -33,7 +41,8 @@ interface Message {
 
 /**
  * The fleet's news on Redis. An ended task is kept a day (`result` key, for the waits that
- * start later) and published on the fleet's channel. On a cluster whose servers have it (Redis
+ * start later), a status seen on the way ten minutes (`progress` key, for the proxy's streams
+ * that open later), and either is published on the fleet's channel. On a cluster whose servers have it (Redis
  * 7), the channel is sharded (SPUBLISH/SSUBSCRIBE): a message goes to the channel's shard
  * only, not over the cluster bus to every node as a classic PUBLISH does, and the subscriber
  * connects to that shard (the client follows it when the slot moves or fails over). Either
@@ -55,12 +64,14 @@ export class FleetEvents implements TaskEventBus {
 
   publish(task: TaskResult): void {
     this.#local.publish(task);
-    // Only an ended task is news for the fleet, kept a day for the waits that start later.
-    if (!isTerminalStatus(task.status)) return;
+    // An ended task is kept a day for the waits that start later; a status seen on the way, a
+    // while, for the streams that open later (a proxy's: waits take only an end as news).
+    const ended = isTerminalStatus(task.status);
     const message = JSON.stringify({ from: this.#ports.instanceId, task });
+    const key = ended ? this.#ports.resultKey(task.task_id) : this.#ports.progressKey(task.task_id);
     this.#ports.fire(() =>
-      // Both at once (one round trip): a listener uses the message; a later wait reads the key.
-      Promise.all([this.#ports.command('SET', this.#ports.resultKey(task.task_id), JSON.stringify(task), 'PX', DAY_MS), this.#send(message)]),
+      // Both at once (one round trip): a listener uses the message; a later one reads the key.
+      Promise.all([this.#ports.command('SET', key, JSON.stringify(task), 'PX', ended ? DAY_MS : PROGRESS_MS), this.#send(message)]),
     );
   }
 
@@ -69,9 +80,19 @@ export class FleetEvents implements TaskEventBus {
   }
 
   latest(taskId: string): Promise<TaskResult | undefined> {
+    return this.#stored(this.#ports.resultKey(taskId));
+  }
+
+  /** The ended task, else the last status seen (two keys, two slots: two reads at once). */
+  async current(taskId: string): Promise<TaskResult | undefined> {
+    const [ended, running] = await Promise.all([this.latest(taskId), this.#stored(this.#ports.progressKey(taskId))]);
+    return ended ?? running;
+  }
+
+  #stored(key: string): Promise<TaskResult | undefined> {
     return this.#ports.outage.run(
       async () => {
-        const task = storedJson<TaskResult>(await this.#ports.command('GET', this.#ports.resultKey(taskId)));
+        const task = storedJson<TaskResult>(await this.#ports.command('GET', key));
         return typeof task?.task_id === 'string' && typeof task.status === 'string' ? task : undefined;
       },
       () => undefined,

@@ -10,7 +10,7 @@ import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
 import { urlForRecord, type Redactor } from '../internal/redact.ts';
-import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { jsonText, MAX_ERROR_BODY_BYTES, parseJsonAnswer } from './json-bodies.ts';
 import { errorText } from '../internal/error-text.ts';
 import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
 import { failedBeforeSending, withRetries, type RetryKind, type RetryOptions } from './retry-policy.ts';
@@ -47,8 +47,6 @@ export interface HttpConfig {
 
 /** Largest JSON answer of the API read (1 MiB): a task result is a few KB. */
 export const MAX_JSON_BYTES = 1024 * 1024;
-/** Bytes of an error body kept (64 KiB): enough for any error message, not for a hostile page. */
-export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** What a response said besides its body, for errors about a body that could not be used. */
 export interface ResponseMeta {
@@ -157,7 +155,8 @@ export class HttpClient {
    * key nor the default headers: result URLs may live on another host. `timeout` bounds the
    * wait for the response to start, `idleTimeout` every wait for the next chunk after it; the
    * signal ends it at any point. Retried like a task query until the response starts; a body
-   * cut off later is the caller's to handle.
+   * cut off later is the caller's to handle. `api`: `url` is a path of the API instead (a
+   * proxy's task events), sent with the default headers, `headers` and the page's cookies.
    */
   async open(
     url: string,
@@ -169,23 +168,27 @@ export class HttpClient {
       idleTimeout: number;
       maxRetries?: number | undefined;
       span?: TelemetrySpan | undefined;
+      api?: { headers: Record<string, string> } | undefined;
+      taskId?: string | undefined;
     },
   ): Promise<{ response: Response; body: ReadableStream<Uint8Array> }> {
+    const { idleTimeout, api, taskId } = options;
     const request: HttpRequest = { method: 'GET', path: url, auth: false, retry: 'idempotent', ...options };
     const timeout = options.timeout ?? this.#config.timeout;
-    const { idleTimeout } = options;
+    const init = api ? { headers: { ...this.#headers, ...api.headers }, credentials: 'same-origin' as const } : { headers: {} };
     return withRetries(
       async (attempt) => {
-        const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`));
+        const href = api ? `${this.#baseURL()}${url}` : url;
+        const exchange = new Exchange(options.signal, timeout, () => new APITimeoutError(`${options.what}: no response within ${timeout} ms`, { taskId }));
         // A download's attempt span ends once its response has started: the call's span covers the body.
-        const span = this.#config.telemetry?.request(options.span, 'GET', url, undefined, attempt);
+        const span = this.#config.telemetry?.request(options.span, 'GET', href, undefined, attempt);
         let failure: unknown;
         const stage = { network: true };
         try {
-          const response = await exchange.race(send(this.#fetch, url, { method: 'GET', headers: {}, signal: exchange.signal }, span));
+          const response = await exchange.race(send(this.#fetch, href, { method: 'GET', ...init, signal: exchange.signal }, span));
           stage.network = false;
           if (!response.ok) throw await this.#errorOf(response, exchange, request);
-          const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`);
+          const idleError = () => new APITimeoutError(`${options.what}: no data for ${idleTimeout} ms`, { taskId });
           return { response, body: guardedBody(response.body, exchange, idleTimeout, idleError) };
         } catch (error) {
           exchange.close();
@@ -198,8 +201,18 @@ export class HttpClient {
     );
   }
 
+  /** The client's one redactor: what it writes and the errors it builds go through it. */
+  get redactor(): Redactor {
+    return this.#config.redactor;
+  }
+
   get apiKey(): string | undefined {
     return this.#config.apiKey;
+  }
+
+  /** `true` when the base URL is the app's proxy (`proxyURL`). */
+  get proxied(): boolean {
+    return this.#config.proxied === true;
   }
 
   /**
@@ -356,42 +369,4 @@ export class HttpClient {
       taskId,
     });
   }
-}
-
-/**
- * The request's JSON body as text, read from plain data (see `toPlainData`): a value JSON
- * cannot carry (a cycle, a BigInt, a function, a class instance) is the caller's
- * `ValidationError` naming it, before anything is sent; never a connection error.
- */
-function jsonText(request: HttpRequest<unknown>): string {
-  try {
-    return JSON.stringify(toPlainData(request.json));
-  } catch (error) {
-    if (!(error instanceof PlainDataError)) throw error;
-    const invalid = new ValidationError([{ path: error.path, message: error.message }], `${request.what} params`);
-    invalid.taskId = request.taskId;
-    throw invalid;
-  }
-}
-
-/** An answer's JSON as plain data (see `toPlainData`), or the `APIError` saying why it is not. */
-function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpRequest<unknown>, redactor: Redactor): unknown {
-  if (!text) return undefined;
-  let problem: string;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-    return toPlainData(parsed);
-  } catch (error) {
-    problem = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
-  }
-  // JSON too deep or too long to use may still name its task at the top: a submission's answer
-  // names a task the service accepted, and the error must carry it.
-  const named = (parsed as { task_id?: unknown } | null | undefined)?.task_id;
-  const taskId = request.taskId ?? (request.retry === 'submission' && typeof named === 'string' && named ? named : undefined);
-  throw new APIError(`${request.what}: the service answered ${meta.status} with ${problem}`, {
-    ...meta,
-    body: redactor.data(text.length > MAX_ERROR_BODY_BYTES ? text.slice(0, MAX_ERROR_BODY_BYTES) : text),
-    taskId,
-  });
 }

@@ -14,6 +14,7 @@ import type { TaskDurations } from './durations.ts';
 import type { PollScheduler } from './scheduler.ts';
 import { isFailureStatus, isSuccessStatus, isTerminalStatus } from './status.ts';
 import { errorText } from '../internal/error-text.ts';
+import { TaskEventStream, type TaskStreams } from './task-stream.ts';
 
 // A created_at this far from our clock is not trusted as the task's age.
 const MAX_PLAUSIBLE_AGE_MS = 7 * 24 * 3_600_000;
@@ -38,6 +39,8 @@ export interface WaitPorts {
   logger?: Logger | undefined;
   /** Where waits are reported, when the `telemetry` option is set. */
   telemetry?: Telemetry | undefined;
+  /** A page's client behind the app's proxy: waits read the task's event stream (task-stream.ts) rather than poll. */
+  streams?: TaskStreams | undefined;
 }
 
 /** What the poller needs to wait for one task: the task, and the ports it waits through. */
@@ -67,7 +70,7 @@ export function pollTarget(ports: WaitPorts, taskId: string, context: WaitContex
 type Interruption = { kind: 'abort' } | { kind: 'deadline' } | { kind: 'event'; task: TaskResult };
 
 /** Whether a stored result is a task (a store may hold anything). */
-function isStoredTask(task: unknown): boolean {
+export function isStoredTask(task: unknown): boolean {
   return task === undefined || (typeof (task as TaskResult | null)?.task_id === 'string' && typeof (task as TaskResult).status === 'string');
 }
 
@@ -141,6 +144,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
   let news: TaskResult | undefined;
   /** The task's end was seen (its journal entry cleared). */
   let ended = false;
+  let stream: TaskEventStream | undefined;
   try {
     if (journalPort) journalPort.fire(() => journal?.adopt(taskId));
     // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
@@ -150,11 +154,22 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     // Right away for a task of unknown age (a wait by id); else `initialDelay` after
     // submission, which is now already when `.wait()` is called late.
     let nextAt = origin === undefined ? started : Math.max(started, origin + cadence.firstQueryAge(await expected()));
+    // Behind the app's proxy the task's events come on one stream; after two failures in a row
+    // (or a proxy without the route) the wait polls through the proxy from then on.
+    stream = target.streams && !target.streams.unsupported ? new TaskEventStream(target.streams, taskId, `${target.what ?? 'tasks.wait'}(${taskId})`, stop.signal) : undefined;
 
     for (;;) {
       let task: TaskResult | undefined;
       try {
-        if (leases) {
+        if (stream) {
+          task = await stream.next();
+          if (!task) {
+            stream.close();
+            stream = undefined;
+            nextAt = Date.now();
+            continue;
+          }
+        } else if (leases) {
           // On a fleet one instance polls a task and the others listen; a listener looks
           // again within the lease time, and takes over when the poller is gone.
           await scheduler.wakeAt(nextAt, stop.signal);
@@ -165,13 +180,19 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
             continue;
           }
         }
-        const release = await scheduler.querySlot(nextAt, stop.signal);
-        try {
-          polls++;
-          task = await target.retrieve(stop.signal, span);
-          span?.saw(task);
-        } finally {
-          release();
+        if (!stream) {
+          const release = await scheduler.querySlot(nextAt, stop.signal);
+          try {
+            polls++;
+            const seen = await target.retrieve(stop.signal, span);
+            span?.saw(seen);
+            // A change of status its own query saw: news for whoever follows the task (a proxy's
+            // event streams, on any instance of a fleet); an end is published once the wait is over.
+            if (!isTerminalStatus(seen.status) && seen.status !== last?.status) eventsPort.fire(() => events.publish(seen));
+            task = seen;
+          } finally {
+            release();
+          }
         }
         failures = unreachable = 0;
         lastFailure = undefined;
@@ -235,6 +256,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       nextAt = now + cadence.nextGap(age, await expected());
     }
   } finally {
+    stream?.close();
     // A subscribe that answered late answers its unsubscribe late: called then, never awaited.
     if (isThenable(unsubscribe)) void unsubscribe.then((stop) => firePort(stop));
     else firePort(unsubscribe);

@@ -9,6 +9,7 @@ import { TaskDurations } from './durations.ts';
 import type { WaitPorts } from './poller.ts';
 import { retrieveTask } from './retrieve-task.ts';
 import { PollScheduler } from './scheduler.ts';
+import { proxyStreams } from './task-stream.ts';
 
 /**
  * The ports of a client's waits: the task query on `http` (one request per query: the poller
@@ -24,18 +25,27 @@ export function waitPorts(
   shared: Partial<Coordination>,
   telemetry: Telemetry | undefined,
 ): WaitPorts & { scheduler: PollScheduler } {
-  // A coordination whose budget() fails (or is not one) leaves this client a budget of its own.
-  const budget = callPort(() => shared.budget?.(maxPollsPerSecond), { timeoutMs: PORT_TIMEOUT_MS, accept: isBudget, fallback: () => undefined });
   return {
     retrieve: (taskId, signal, span, what) => retrieveTask(http, taskId, { signal, maxRetries: 0 }, span, what),
-    scheduler: new PollScheduler(budget && !isThenable(budget) ? budget : maxPollsPerSecond, logger),
+    scheduler: sharedScheduler(shared, maxPollsPerSecond, logger),
     events: shared.events ?? new MemoryTaskEvents(),
     durations: new TaskDurations(shared.durations, logger),
     journal: shared.journal,
     leases: shared.leases,
     logger,
     telemetry,
+    // Behind the app's proxy, waits read the task's event stream (the service itself has none).
+    streams: http.proxied ? proxyStreams(http) : undefined,
   };
+}
+
+/**
+ * The scheduler of waits under the fleet's budget (`shared.budget`) of `maxPollsPerSecond`, or a
+ * budget of its own when there is no fleet, or its budget() fails or is not one.
+ */
+export function sharedScheduler(shared: Partial<Coordination>, maxPollsPerSecond: number, logger: LevelledLogger): PollScheduler {
+  const budget = callPort(() => shared.budget?.(maxPollsPerSecond), { timeoutMs: PORT_TIMEOUT_MS, accept: isBudget, fallback: () => undefined });
+  return new PollScheduler(budget && !isThenable(budget) ? budget : maxPollsPerSecond, logger);
 }
 
 function isBudget(budget: unknown): boolean {

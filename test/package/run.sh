@@ -5,7 +5,7 @@
 #   Node 22 / 24 / 26 (ESM import and CJS require), Node 22.0.0 (CJS require without
 #   require(esm)), Node 20 (below engines: what the README says runs there), Deno, Bun,
 #   headless Chromium (Debian's package, driven by playwright-core; the browser apps guide's
-#   dev-server recipe too),
+#   dev-server recipe too; a React 19 page with omnimedia/react reloaded and cut mid-run),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
 #   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), omnimedia/mcp
 #   and `omnimedia mcp` with @modelcontextprotocol/sdk (ESM, CJS, the installed bin), `omnimedia
@@ -85,8 +85,12 @@ AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
 MCP_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@modelcontextprotocol/sdk/package.json').version")
 # bullmq for omnimedia/bullmq, as the repo pins it.
 BULLMQ_VERSION=$("$NODE" -p "require('$ROOT/node_modules/bullmq/package.json').version")
+# react and react-dom for omnimedia/react's Chromium page (an optional peer), as the repo pins them.
+REACT_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react/package.json').version")
+REACT_DOM_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react-dom/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
-  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" "bullmq@$BULLMQ_VERSION" "${extra[@]}" >/dev/null)
+  "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" \
+  "react@$REACT_VERSION" "react-dom@$REACT_DOM_VERSION" "bullmq@$BULLMQ_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -222,6 +226,11 @@ if [ "$browser" = 1 ]; then
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/proxy-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/proxy-page.js" --log-level=warning)
   "$NODE" "$HERE/browser/proxy-run.mjs" "$APP" "$WORK/proxy-page.js"
+  pass
+  step "Chromium: a React $REACT_VERSION page with omnimedia/react: useTask through the proxy's event stream, a reload mid-run, a stream cut mid-run"
+  (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/react-page.mjs --bundle --platform=browser --format=esm \
+    --outfile="$WORK/react-page.js" --log-level=warning)
+  "$NODE" "$HERE/browser/react-run.mjs" "$APP" "$WORK/react-page.js"
   pass
   step "Chromium: the dev-server recipe of docs/browser-apps.md (the page on one port, omnimedia/proxy on another)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/dev-server-page.mjs --bundle --platform=browser --format=esm \

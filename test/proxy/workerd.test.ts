@@ -60,6 +60,37 @@ describe('the Workers recipe in workerd, in front of the mock service', () => {
     expect(mock.mock.requests.filter((r) => r.path === '/v1/uploads/images')).toHaveLength(2);
   });
 
+  it('streams a task’s events (not buffered): a wait is one request, two pages of one task share the watch', async () => {
+    // Images long enough to see a stream's events arrive apart.
+    mock.mock.setDurations({ image: 3_000 });
+    const { task_id } = await page.images.generate({ model: 'omni-image', prompt: 'followed' });
+    mock.mock.setDurations({ image: 150 });
+    const opened = Date.now();
+    const arrivals: { status: string; at: number }[][] = [[], []];
+    const { sseParser } = await import('../../src/transport/sse.ts');
+    const follow = async (into: { status: string; at: number }[]) => {
+      const response = await fetch(`${worker.url}/api/omnimedia/v1/tasks/${task_id}/events`, { headers: { cookie: `session=${SESSION}` } });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const feed = sseParser(({ event, data }) => event === 'task' && into.push({ status: (JSON.parse(data) as { status: string }).status, at: Date.now() - opened }));
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) feed(decoder.decode(chunk, { stream: true }));
+    };
+    const before = mock.mock.requests.length;
+    await Promise.all(arrivals.map(follow));
+    for (const heard of arrivals) {
+      expect(heard.at(-1)?.status).toBe('completed');
+      // Streamed: the first event long before the last (a buffered answer comes whole at the end).
+      expect(heard.at(-1)!.at - heard[0]!.at).toBeGreaterThan(1_000);
+    }
+    const reads = mock.mock.requests.slice(before).filter((r) => r.path === `/v1/tasks/${task_id}`).length;
+    expect(reads).toBeLessThanOrEqual(3);
+    const sent: string[] = [];
+    const following = new OmniMedia({ proxyURL: `${worker.url}/api/omnimedia`, defaultHeaders: { cookie: `session=${SESSION}` }, fetch: (input, init) => (sent.push(String(input)), fetch(input, init)) });
+    const done = await following.images.generate({ model: 'omni-image', prompt: 'waited' }).wait();
+    expect(done.status).toBe('completed');
+    expect(sent.filter((url) => /\/v1\/tasks\//.test(url))).toEqual([`${worker.url}/api/omnimedia/v1/tasks/${done.task_id}/events`]);
+  });
+
   it('the key reached no answer, and no log line', () => {
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.filter((text) => [KEY, ...KEY_FORMS].some((form) => text.includes(form)))).toEqual([]);

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createProxy } from 'omnimedia/proxy';
 import { startMockServer } from 'omnimedia/testing';
+import { serveApp } from './app-server.mjs';
 
 const KEY = `sk-chromium/${randomBytes(12).toString('hex')}`;
 const SESSION = randomBytes(12).toString('hex');
@@ -31,14 +32,4 @@ const server = createServer((req, res) => {
   } else if (req.url === '/favicon.ico') res.writeHead(204).end();
   else proxy.nodeHandler(req, res);
 });
-server.listen(0, '127.0.0.1', () => {
-  console.log(`APP_URL=http://127.0.0.1:${server.address().port}`);
-  console.log(`KEY=${KEY}`);
-  console.log(`MOCK_URL=${mock.url}`);
-});
-process.on('SIGTERM', async () => {
-  server.closeAllConnections();
-  server.close();
-  await mock.close();
-  process.exit(0);
-});
+serveApp(server, mock, { KEY });

@@ -152,6 +152,65 @@ async function playPage(browser, origin, label) {
   return proxied.length;
 }
 
+/**
+ * The live page (app/live/page.tsx, useTask), at `origin`: a video submitted, its id put in the
+ * URL, the page reloaded mid-run; it resumes from the URL and follows the task's events to the
+ * end, seeing a status before the end (Next did not gather the stream), with one event stream
+ * and no task query after the reload. And a stream read from Node: its first event at once.
+ */
+async function playLive(browser, origin, label) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const requests = [];
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  page.on('request', (request) => requests.push(`${request.method()} ${new URL(request.url()).pathname}`));
+  const statusIs = (...wanted) => page.waitForFunction((w) => w.includes(document.querySelector('#status')?.textContent ?? ''), wanted, { timeout: 60_000 });
+  const outcome = {};
+  try {
+    await page.goto(`${origin}/login`);
+    await page.goto(`${origin}/live`);
+    outcome.ssr = await page.locator('#status').textContent();
+    await page.waitForFunction(() => Object.keys(document.querySelector('form') ?? {}).some((key) => key.startsWith('__react')));
+    await page.locator('button[type=submit]').click();
+    await statusIs('pending', 'processing');
+    await page.waitForFunction(() => location.search.startsWith('?task='), undefined, { timeout: 30_000 });
+    const taskId = new URL(page.url()).searchParams.get('task');
+    requests.length = 0;
+    await page.reload();
+    await statusIs('completed');
+    outcome.seen = await page.locator('#seen li').allTextContents();
+    outcome.streams = requests.filter((r) => r === `GET /api/omnimedia/v1/tasks/${taskId}/events`).length;
+    outcome.queries = requests.filter((r) => r === `GET /api/omnimedia/v1/tasks/${taskId}`).length;
+    if (!outcome.seen.includes('processing') || outcome.seen.at(-1) !== 'completed') problems.push(`${label} live: the page showed ${outcome.seen.join(' > ')} (a stream gathered to its end shows no processing)`);
+    if (outcome.streams !== 1 || outcome.queries !== 0) problems.push(`${label} live: ${outcome.streams} streams and ${outcome.queries} task queries after the reload (want 1 and 0)`);
+    if (outcome.ssr !== 'idle') problems.push(`${label} live: the server rendered ${outcome.ssr}`);
+    // A page's stream as Node reads it (at 127.0.0.1: only Chromium maps the public host): headers, then the first event at once.
+    if (origin.startsWith('http://127.0.0.1')) {
+      const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const submitted = await page.evaluate(async () => {
+        const response = await fetch('/api/omnimedia/v1/video/generate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'omni_flash', messages: [{ role: 'user', content: 'x' }], seconds: '4' }) });
+        return (await response.json()).task_id;
+      });
+      const opened = performance.now();
+      const response = await fetch(`${origin}/api/omnimedia/v1/tasks/${submitted}/events`, { headers: { cookie: cookies } });
+      outcome.contentType = response.headers.get('content-type');
+      const reader = response.body.getReader();
+      let text = '';
+      while (!text.includes('event: task')) text += new TextDecoder().decode((await reader.read()).value);
+      outcome.firstEventMs = Math.round(performance.now() - opened);
+      await reader.cancel();
+      if (!outcome.contentType?.startsWith('text/event-stream') || outcome.firstEventMs > 2_000) problems.push(`${label} live: the stream's first event came after ${outcome.firstEventMs} ms (${outcome.contentType})`);
+    }
+  } catch (error) {
+    problems.push(`${label} live: ${error.message.split('\n')[0]}`);
+  } finally {
+    await context.close();
+  }
+  if (pageErrors.length) problems.push(`${label} live: page errors: ${pageErrors.join('; ')}`);
+  console.log(`${label} live: ${JSON.stringify(outcome)}`);
+}
+
 /** The page's client as Next bundled it: the static chunks that hold omnimedia's code. */
 async function omnimediaChunks(app) {
   const dir = join(app, '.next/static/chunks');
@@ -217,6 +276,11 @@ try {
     try {
       await playPage(browser, next.url, `${runtime} at 127.0.0.1`);
       await playPage(browser, `http://${PUBLIC_HOST}:${front.port}`, `${runtime} behind a reverse proxy (Host: ${PUBLIC_HOST})`);
+      // Videos of 6 s for the live page: long enough to reload it mid-run.
+      mock.mock.setDurations({ video: 6_000 });
+      await playLive(browser, next.url, `${runtime} at 127.0.0.1`);
+      await playLive(browser, `http://${PUBLIC_HOST}:${front.port}`, `${runtime} behind a reverse proxy`);
+      mock.mock.setDurations({ video: 500 });
     } finally {
       await front.close();
       await next.stop();

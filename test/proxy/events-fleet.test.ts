@@ -1,0 +1,112 @@
+// Task events across a fleet: two proxy processes (test/proxy/fleet-events-proxy.ts: the proxy
+// and the server's OmniMedia with its callback handler, on one coordination) on a real
+// redis-server, in front of the mock service. Pages on both follow one task: the service is read
+// as by one watch, the second instance's streams get their first event within 2 s, and a
+// callback handled by one instance ends the streams of the other within milliseconds.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startMockServer, type MockServer } from 'omnimedia/testing';
+import { sseParser } from '../../src/transport/sse.ts';
+import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Instance {
+  url: string;
+  process: ChildProcess;
+}
+
+function startInstance(env: Record<string, string>): Promise<Instance> {
+  const child = spawn(`${root}node_modules/.bin/node`, ['--import', `${root}test/helpers/omnimedia-from-src.mjs`, `${root}test/proxy/fleet-events-proxy.ts`], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /PORT=(\d+)/.exec(out)?.[1];
+      if (port) resolve({ url: `http://127.0.0.1:${port}/api/omnimedia`, process: child });
+    });
+    child.once('exit', (code) => reject(new Error(`a fleet proxy exited with ${code}`)));
+  });
+}
+
+/** A page's stream: each task event's status with its arrival time (ms since the epoch). */
+async function follow(url: string, taskId: string) {
+  const heard: { status: string; at: number }[] = [];
+  const opened = Date.now();
+  const response = await fetch(`${url}/v1/tasks/${taskId}/events`);
+  const feed = sseParser(({ event, data }) => event === 'task' && heard.push({ status: (JSON.parse(data) as { status: string }).status, at: Date.now() }));
+  const done = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) feed(decoder.decode(chunk, { stream: true }));
+  })();
+  return { opened, heard, done, status: response.status };
+}
+
+describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes on Redis', () => {
+  const redis = new RedisServer();
+  let mock: MockServer;
+  let instances: Instance[] = [];
+  const start = async (callbacks: boolean) => {
+    const env = { REDIS_URL: redis.url, UPSTREAM: mock.url, CALLBACKS: callbacks ? '1' : '0', PREFIX: `t${Date.now()}:` };
+    instances = await Promise.all([startInstance(env), startInstance(env)]);
+    return instances;
+  };
+
+  beforeAll(async () => {
+    await redis.start();
+    mock = await startMockServer({ durations: { pending: 1_000, image: 3_000 } });
+  }, 30_000);
+  afterEach(() => {
+    for (const instance of instances) instance.process.kill('SIGTERM');
+    instances = [];
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await redis.stop();
+  });
+
+  const submitThrough = async (url: string) => {
+    const response = await fetch(`${url}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"omni-image","prompt":"p"}' });
+    return ((await response.json()) as { task_id: string }).task_id;
+  };
+  const reads = (taskId: string) => mock.mock.requests.filter((r) => r.method === 'GET' && r.path === `/v1/tasks/${taskId}`);
+
+  it('pages on both instances see every status; the service is read as by one watch; the second instance\u2019s first event within 2 s', async () => {
+    const [a, b] = await start(false);
+    const taskId = await submitThrough(a!.url);
+    const onA = await Promise.all(Array.from({ length: 5 }, () => follow(a!.url, taskId)));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const onB = await Promise.all(Array.from({ length: 5 }, () => follow(b!.url, taskId)));
+    await Promise.all([...onA, ...onB].map((page) => page.done));
+    for (const page of [...onA, ...onB]) expect(page.heard.at(-1)?.status).toBe('completed');
+    // B's streams: every status after the first (processing, heard from A's watch), not only the end.
+    for (const page of onB) {
+      // At once, from what A's watch published (kept on Redis): B reads nothing (DESIGN: within 2 s).
+      expect(page.heard[0]!.at - page.opened).toBeLessThan(500);
+      expect(page.heard.map((h) => h.status)).toContain('processing');
+    }
+    // One waiter's queries (a read at once, then 2.5 s gaps: 4 s of task) and one more at most.
+    expect(reads(taskId).length).toBeLessThanOrEqual(4);
+  }, 30_000);
+
+  it('with callbacks: one read when the first stream opens, then only the callback\u2019s verifying read; the end reaches the other instance\u2019s pages within 100 ms', async () => {
+    const [a, b] = await start(true);
+    const taskId = await submitThrough(a!.url);
+    const first = await follow(a!.url, taskId);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const onB = await Promise.all(Array.from({ length: 5 }, () => follow(b!.url, taskId)));
+    await Promise.all([first.done, ...onB.map((page) => page.done)]);
+    const seen = reads(taskId);
+    // The first stream's read, and the callback handler's verifying read (on A): nothing else.
+    expect(seen.length).toBe(2);
+    const verified = seen[1]!.at;
+    for (const page of onB) {
+      expect(page.heard.at(-1)?.status).toBe('completed');
+      expect(page.heard.at(-1)!.at - verified).toBeLessThan(100);
+    }
+  }, 30_000);
+});
