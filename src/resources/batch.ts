@@ -1,13 +1,10 @@
 /**
  * The batch engine's ports on a client's parts: the resources' own checks, submissions sent
  * once, uploads, waits and downloads. The engine itself is loaded at the first `client.batch()`
- * (a separate chunk for a page's bundler: a client that never batches ships none of it).
+ * (batch/engine-loader.ts).
  */
 import type { BatchPorts } from '../batch/ports.ts';
-import type { BatchSource } from '../batch/engine.ts';
 import { ValidationError } from '../errors.ts';
-import type { BatchOptions } from '../options.ts';
-import type { BatchResult } from '../schemas/batch.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../uploads/inputs.ts';
 import { resultURLs, type Files } from './files.ts';
 import type { Images } from './images.ts';
@@ -68,9 +65,3 @@ export function batchPorts(parts: BatchParts): BatchPorts {
 }
 
 type BatchWait = Awaited<ReturnType<BatchPorts['submit']>>['wait'];
-
-/** `client.batch()`: the engine, loaded at the first line asked for. */
-export async function* runBatchLazily(ports: BatchPorts, jobs: BatchSource, options: BatchOptions | undefined): AsyncGenerator<BatchResult, void, undefined> {
-  const { runBatch } = await import('../batch/engine.ts');
-  yield* runBatch(ports, jobs, options);
-}
