@@ -148,7 +148,8 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     const holding = await beats();
     // A beat is one script (4 commands) and a ping now and then; renewing 500 leases would be 1,000 per beat.
     expect(idle).toBeLessThan(50);
-    expect(holding).toBeLessThanOrEqual(idle + 8);
+    // Sleeps on a loaded machine hold a beat or two more in one window than the other: twice is still not 1,000s.
+    expect(holding).toBeLessThanOrEqual(idle * 2 + 8);
     // While A lives, holding costs nothing either: its holds are answered without Redis.
     const before = await executed();
     expect((await Promise.all(Array.from({ length: 500 }, (_, i) => a.coordination.leases.hold(`task_${i}`)))).every(Boolean)).toBe(true);
