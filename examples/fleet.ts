@@ -41,11 +41,27 @@ async function startInstance(name: string) {
   return { name, client, url, stop };
 }
 
+/**
+ * `tasks.pending()` reads the journal on Redis; while Redis does not answer (a start-up under
+ * load, a failover) it throws rather than say "nothing": a start-up step tries again.
+ */
+async function pendingOnceRedisAnswers(client: OmniMedia, tries = 10) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.tasks.pending();
+    } catch (error) {
+      if (attempt === tries) throw error;
+      console.log(`the journal cannot be read yet (${(error as Error).message}); trying again in 1 s`);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 const a = await startInstance('A');
 const b = await startInstance('B');
 try {
   // At start-up: the tasks submitted by instances that died before their result came.
-  const stranded = await a.client.tasks.pending();
+  const stranded = await pendingOnceRedisAnswers(a.client);
   console.log(`A: ${stranded.length} stranded task(s) to resume`);
   await Promise.all(stranded.map(({ task_id }) => a.client.tasks.wait(task_id).then((task) => console.log(`A: resumed ${task_id}: ${task.status}`))));
 

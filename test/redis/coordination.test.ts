@@ -148,7 +148,8 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     const holding = await beats();
     // A beat is one script (4 commands) and a ping now and then; renewing 500 leases would be 1,000 per beat.
     expect(idle).toBeLessThan(50);
-    expect(holding).toBeLessThanOrEqual(idle + 8);
+    // Sleeps on a loaded machine hold a beat or two more in one window than the other: twice is still not 1,000s.
+    expect(holding).toBeLessThanOrEqual(idle * 2 + 8);
     // While A lives, holding costs nothing either: its holds are answered without Redis.
     const before = await executed();
     expect((await Promise.all(Array.from({ length: 500 }, (_, i) => a.coordination.leases.hold(`task_${i}`)))).every(Boolean)).toBe(true);
@@ -498,7 +499,11 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(a.warnings).toEqual([expect.stringMatching(/^\[omnimedia\] Redis is unavailable \(no answer within 200 ms\)/)]);
 
     await until(() => recovered(a.warnings) && recovered(b.warnings), 5_000, 'Redis back');
-    expect(a.warnings).toHaveLength(2);
+    // One warning per outage and one when it is back, never one per call: on a loaded machine a
+    // command just after the pause may miss its 200 ms again (a second outage, its own pair).
+    expect(a.warnings.length % 2).toBe(0);
+    a.warnings.forEach((warning, i) => expect(warning).toMatch(i % 2 ? /Redis is back/ : /Redis is unavailable/));
+    expect(a.warnings.length).toBeLessThanOrEqual(4);
     expect(await a.coordination.dedupe.claim('task_3:completed')).toBe(true);
     expect(await b.coordination.dedupe.claim('task_3:completed')).toBe('in_progress'); // shared again
   });
