@@ -60,13 +60,15 @@ const shared: Options = {
     coordination: 'src/coordination/index.ts',
     react: 'src/react/index.ts',
     mcp: 'src/mcp/index.ts',
+    bullmq: 'src/bullmq/index.ts',
   },
   // @opentelemetry/api is an optional peer of omnimedia/otel: the app's own copy, never bundled.
   // mcp (omnimedia/mcp) takes the client and its errors by the package's name, as ai-sdk does,
   // and @modelcontextprotocol/sdk (an optional peer, every subpath) is the app's own. react is an
   // optional peer of omnimedia/react, the app's own copy; that entry reaches the client by the
-  // package's name (omnimedia/tasks), as the AI SDK provider does.
-  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/, 'react'],
+  // package's name (omnimedia/tasks), as the AI SDK provider does. bullmq (an optional peer of
+  // omnimedia/bullmq, which takes the client by its name too) likewise.
+  external: ['msw', 'omnimedia', '@ai-sdk/provider', '@opentelemetry/api', /^@modelcontextprotocol\/sdk(\/|$)/, 'react', 'bullmq'],
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,

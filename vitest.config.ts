@@ -3,6 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const CLUSTER = 'test/redis/cluster-coordination.test.ts';
+const CLUSTER_BATCH = 'test/redis/cluster-batch-journal.test.ts';
 const CLUSTER_FLEET = 'test/redis/cluster-fleet.test.ts';
 const FLEET = 'test/redis/fleet-*.test.ts';
 
@@ -37,6 +38,7 @@ export default defineConfig({
       'omnimedia/tasks': fileURLToPath(new URL('./src/tasks.ts', import.meta.url)),
       'omnimedia/resources': fileURLToPath(new URL('./src/resources/index.ts', import.meta.url)),
       'omnimedia/coordination': fileURLToPath(new URL('./src/coordination/index.ts', import.meta.url)),
+      'omnimedia/bullmq': fileURLToPath(new URL('./src/bullmq/index.ts', import.meta.url)),
       'omnimedia/react': fileURLToPath(new URL('./src/react/index.ts', import.meta.url)),
       'omnimedia/schemas': fileURLToPath(new URL('./src/schemas/index.ts', import.meta.url)),
       omnimedia: fileURLToPath(new URL('./src/index.ts', import.meta.url)),
@@ -63,7 +65,7 @@ export default defineConfig({
     // then the rest. The Redis Cluster tests (six redis-server processes) are a CI step of
     // their own, two groups in turn: `npm run test:cluster` (README, "Development").
     projects: [
-      { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, CLUSTER_FLEET, FLEET], sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, CLUSTER_BATCH, CLUSTER_FLEET, FLEET], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**'], sequence: { groupOrder: 2 } } },
       // The cluster's ports in process, then its fleets of child processes: side by side, the
@@ -71,6 +73,8 @@ export default defineConfig({
       // time 340 ms for > 900, a wake-up not heard: two failures in a CI run, none alone).
       { extends: true, test: { name: 'cluster', include: [CLUSTER], sequence: { groupOrder: 3 } } },
       { extends: true, test: { name: 'cluster-fleet', include: [CLUSTER_FLEET], sequence: { groupOrder: 4 } } },
+      // A batch's journal on a cluster of its own, after the others (a second cluster beside them is 12 redis-servers).
+      { extends: true, test: { name: 'cluster-batch', include: [CLUSTER_BATCH], sequence: { groupOrder: 5 } } },
     ],
   },
 });

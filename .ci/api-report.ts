@@ -22,6 +22,7 @@ const ENTRIES: Record<string, string> = {
   'omnimedia-resources': 'dist/resources.d.ts',
   'omnimedia-coordination': 'dist/coordination.d.ts',
   'omnimedia-mcp': 'dist/mcp.d.ts',
+  'omnimedia-bullmq': 'dist/bullmq.d.ts',
   'omnimedia-react': 'dist/react.d.ts',
 };
 

@@ -10,7 +10,10 @@ import { createLogger, type LevelledLogger } from './internal/logger.ts';
 import { createRedactor } from './internal/redact.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
 import { resolveClientOptions } from './option-checks.ts';
-import type { ClientOptions } from './options.ts';
+import type { BatchOptions, ClientOptions } from './options.ts';
+import { runBatchLazily } from './batch/engine-loader.ts';
+import { batchPorts } from './resources/batch.ts';
+import type { BatchJob, BatchResult } from './schemas/batch.ts';
 import { Callbacks } from './resources/callbacks.ts';
 import type { ResourceContext } from './resources/context.ts';
 import { Files } from './resources/files.ts';
@@ -117,6 +120,31 @@ export class OmniMedia {
     this.tasks = new Tasks(context);
     this.callbacks = new Callbacks(context);
     this.files = new Files(context);
+  }
+
+  /**
+   * Run many jobs, resumable after any crash without paying twice: `jobs` is a JSONL file's
+   * path (Node; one `{ id, op, params }` a line) or an iterable of job objects. Yields one
+   * result line per job, in completion order. Every job is checked before anything is sent;
+   * submissions go as fast as the service admits (`concurrency: 'auto'`); the `journal`
+   * records each job before its submission is sent and after each answer, so a batch run again
+   * skips what finished, waits on what was submitted, and reports `unknown` (never submits
+   * again, unless `resubmitUnknown`) a job whose submission got no answer. See the guide
+   * [Many tasks](https://github.com/omnimedia/omnimedia/blob/main/docs/many-tasks.md).
+   *
+   * @example
+   * ```ts
+   * const jobs = [
+   *   { id: 'fox', op: 'images.generate', params: { model: 'omni-image', prompt: 'a fox' } },
+   *   { id: 'boat', op: 'videos.generate', params: { prompt: 'a paper boat', seconds: 6 } },
+   * ] as const;
+   * for await (const line of client.batch(jobs, { journal: './batch-journal.jsonl' })) {
+   *   console.log(line.id, line.status, line.urls);
+   * }
+   * ```
+   */
+  batch(jobs: string | Iterable<BatchJob> | AsyncIterable<BatchJob>, options?: BatchOptions): AsyncIterable<BatchResult> {
+    return runBatchLazily(batchPorts(this), jobs, options);
   }
 
   /** `true` when the client has an API key (submissions and uploads need one). */

@@ -3,6 +3,7 @@
  * checks are in option-checks.ts. Imports types only: transport/, coordination/, schemas/,
  * internal/.
  */
+import type { BatchJournal } from './coordination/batch-journal.ts';
 import type { CallbackDedupeStore, Coordination, UploadCacheStore } from './coordination/ports.ts';
 import type { LogLevel, Logger } from './internal/logger.ts';
 import type { TaskResult } from './schemas/task.ts';
@@ -340,4 +341,58 @@ export interface CallbackHandlerOptions extends ParseCallbackOptions {
    * 300 s). Default 10,000.
    */
   readTimeout?: number;
+}
+
+/**
+ * Options of `client.batch(jobs, options)`. See the guide [Many tasks](https://github.com/omnimedia/omnimedia/blob/main/docs/many-tasks.md).
+ *
+ * @example
+ * ```ts
+ * for await (const line of client.batch('jobs.jsonl', { journal: 'out/journal.jsonl', download: 'out/files' })) {
+ *   console.log(line.id, line.status);
+ * }
+ * ```
+ */
+export interface BatchOptions {
+  /** Most submissions in flight, or `'auto'` (default): 4, +1 per accepted round, halved on 429/503. Waits never count. */
+  concurrency?: number | 'auto';
+  /**
+   * Where each job's progress is recorded, so that a batch run again after a crash submits no job twice: a file
+   * path (Node; JSON Lines flushed to disk at each entry) or a `BatchJournal` (`omnimedia/coordination`;
+   * `redisBatchJournal` from `omnimedia/redis`). Default: in memory (a resumed call in the same process only).
+   */
+  journal?: string | BatchJournal;
+  /** Stops new submissions at once; the iteration ends once the submissions in flight are answered and journaled. */
+  signal?: AbortSignal;
+  /** Submit again the jobs sent with no answer received (`unknown`): each may exist already, and be paid twice. Default `false`. */
+  resubmitUnknown?: boolean;
+  /** Run the valid jobs when some are invalid (status `invalid`). Default `false`: a `ValidationError` listing every bad one, nothing sent. */
+  skipInvalid?: boolean;
+  /** Only validate: nothing is sent; one line per job, status `valid` or `invalid`. */
+  dryRun?: boolean;
+  /** A directory (Node) to download each completed task's files into: `<id>.<ext>`, or `<id>-<k>.<ext>` for several. */
+  download?: string;
+  /** Options of every wait (`timeout`, `interval`...); `signal` and `onProgress` are the batch's. */
+  wait?: Omit<WaitOptions, 'signal' | 'onProgress'>;
+  /** Called when a job moves: submitted, each new status of its task, finished. */
+  onProgress?: (job: BatchProgress) => void;
+}
+
+/**
+ * A job that moved, for `BatchOptions.onProgress`.
+ *
+ * @example
+ * ```ts
+ * const onProgress = (job: BatchProgress) => console.log(job.id, job.status, job.task_id ?? '');
+ * ```
+ */
+export interface BatchProgress {
+  /** The job's id. */
+  id: string;
+  /** `submitting`, then its task's status (`pending`, `processing`...), then the result line's status. */
+  status: string;
+  /** The task, once the service accepted the submission. */
+  task_id?: string;
+  /** The task as last seen, while it runs. */
+  task?: TaskResult;
 }

@@ -39,8 +39,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // schemas: an output's extension from its first bytes (sniffMediaType).
   downloads: [...OPTIONS, 'telemetry', 'transport', 'schemas', ...BASE],
   callbacks: ['waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  resources: ['callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  client: ['resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  // batch/: many tasks (client.batch, the batch command, omnimedia/bullmq); the client's parts reach it as ports.
+  batch: ['waiting', 'uploads', ...OPTIONS, 'coordination', 'transport', 'validation', 'schemas', ...BASE],
+  resources: ['batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  client: ['resources', 'batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // omnimedia/redis: the coordination ports on Redis (task status words from waiting/).
   redis: ['coordination', 'waiting', ...OPTIONS, 'schemas', ...BASE],
   // omnimedia/proxy: a server entry, the page's client's endpoints on the app's server (uploads'
@@ -51,7 +53,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   otel: ['telemetry', 'option-checks', ...BASE],
   // omnimedia/tasks: a second composition root, of the keyless task client.
   tasks: ['resources', 'waiting', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
-  index: ['client', 'resources', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
+  index: ['client', 'resources', 'batch', 'callbacks', 'waiting', 'uploads', 'downloads', ...OPTIONS, 'coordination', 'telemetry', 'transport', 'validation', 'schemas', ...BASE],
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
@@ -65,6 +67,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // omnimedia/mcp: the public client by its package name, and the request rules (their JSON
   // Schema), the upload rules and the key's redaction, bundled into the entry.
   mcp: ['schemas', 'uploads', 'internal'],
+  // omnimedia/bullmq: a processor on the public client ('omnimedia' by its package name), bullmq's UnrecoverableError.
+  bullmq: [],
 };
 
 /** Every module specifier a file names: imports (value and type), re-exports, `import()`. */
@@ -173,6 +177,14 @@ describe('architecture', () => {
       );
     });
     expect(valueImports).toEqual([]);
+  });
+
+  it('the BullMQ processor uses the client by its package name, and bullmq only there', () => {
+    const processor = files.filter((file) => layerOf(file) === 'bullmq');
+    const packages = new Set(processor.flatMap(specifiers).filter((s) => !s.startsWith('.')));
+    expect([...packages].sort()).toEqual(['bullmq', 'omnimedia', 'omnimedia/coordination', 'omnimedia/resources']);
+    const importers = files.filter((file) => specifiers(file).includes('bullmq'));
+    expect([...new Set(importers.map(layerOf))]).toEqual(['bullmq']);
   });
 
   it('only omnimedia/react imports react, and it reaches the client by the package’s name', () => {

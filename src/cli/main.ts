@@ -20,6 +20,7 @@ Commands:
   uploads video     Upload a source video; prints its upload_id
   tasks get         Show a task once
   tasks wait        Wait for a task, with live progress
+  batch             Run a JSONL file of jobs, resumable without paying twice
   mock              Run the mock service locally (no key, no network)
   mcp               Run an MCP server for AI agents (stdio, or --http)
 

@@ -44,6 +44,8 @@ export interface Progress {
   log(line: string, tone?: Tone): void;
   task(taskId?: string): TaskProgress;
   transfer(verb: string, label: string, total?: number): TransferProgress;
+  /** A live line the caller renders (a batch's counts), redrawn on `update()`; nothing off a terminal. */
+  line(render: () => string): { update(): void; end(): void };
   /** Clear the live lines and stop animating (before printing a result or exiting). */
   stop(): void;
 }
@@ -116,6 +118,10 @@ class LogProgress implements Progress {
         return now() - started;
       },
     };
+  }
+
+  line(): { update(): void; end(): void } {
+    return { update: () => undefined, end: () => undefined };
   }
 
   stop(): void {}
@@ -195,6 +201,19 @@ class LiveProgress implements Progress {
         return now() - started;
       },
     };
+  }
+
+  line(render: () => string): { update(): void; end(): void } {
+    const item: LiveItem = { render: (frame) => `${frame} ${render()}` };
+    this.#add(item);
+    let drawn = 0;
+    // A batch reports thousands of changes: the line is redrawn 10 times a second at most.
+    const update = () => {
+      if (this.now() - drawn < 100) return;
+      drawn = this.now();
+      this.#redraw();
+    };
+    return { update, end: () => this.#remove(item) };
   }
 
   stop(): void {

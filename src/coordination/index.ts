@@ -18,6 +18,7 @@
  * @module omnimedia/coordination
  */
 export { MemoryDedupeStore, MemoryUploadCacheStore } from './memory.ts';
+export { MemoryBatchJournal, type BatchJobState, type BatchJournal, type BatchJournalEntry } from './batch-journal.ts';
 export type {
   CachedUpload,
   CallbackDedupeStore,

@@ -39,6 +39,6 @@ export function terminalLines(text: string): string {
  * `JSON.stringify` leaves raw (DEL, C1, bidi, separators; it escapes C0 itself) as `\uHHHH`,
  * which only a JSON string can hold, so the document parses to the same value.
  */
-export function terminalJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(UNSAFE, (char) => (char === '\n' ? char : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
+export function terminalJson(value: unknown, indent: 0 | 2 = 2): string {
+  return JSON.stringify(value, null, indent || undefined).replace(UNSAFE, (char) => (char === '\n' ? char : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }

@@ -7,5 +7,6 @@
  * @module omnimedia/redis
  */
 export { redisCoordination } from './coordination.ts';
+export { redisBatchJournal, type RedisBatchJournalOptions } from './batch-journal.ts';
 export type { RedisCoordinationOptions } from '../options.ts';
 export type { IoRedisClusterLike, IoRedisLike, NodeRedisClusterLike, NodeRedisLike, RedisClientLike } from './driver.ts';

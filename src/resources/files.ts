@@ -66,6 +66,24 @@ export class Files {
     return span ? span.run(() => this.#download(source, options, span)) : this.#download(source, options);
   }
 
+  /**
+   * @internal A task's outputs into `directory` as `<stem>.<ext>` (one) or `<stem>-<index>.<ext>`
+   * (several), all or none, replacing what an earlier run left there: a batch's files
+   * (`<job id>[-<k>].<ext>`, the id a safe file name by `batchIdProblem`).
+   */
+  async save(task: TaskWithOutputs, directory: string, stem: string, options: DownloadOptions = {}): Promise<string[]> {
+    const taskId = typeof task.task_id === 'string' && task.task_id ? task.task_id : undefined;
+    const single = (task.data?.length ?? 0) === 1;
+    const base = (index: number) => (single ? stem : `${stem}-${index}`);
+    try {
+      const read = checkRequestOptions({ ...options, to: directory, overwrite: true }, 'files.download');
+      return (await this.#downloadTask(task, taskId, read, undefined, base)) as string[];
+    } catch (error) {
+      if (error instanceof OmniMediaError) error.taskId ??= taskId;
+      throw error;
+    }
+  }
+
   async #download(
     source: string | TaskWithOutputs,
     options: (DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined }) | undefined,
@@ -97,6 +115,7 @@ export class Files {
     taskId: string | undefined,
     options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
     span: TelemetrySpan | undefined,
+    base?: (index: number) => string,
   ): Promise<(Blob | string | undefined)[]> {
     const urls = resultURLs(task, taskId);
     const { to } = options;
@@ -107,7 +126,7 @@ export class Files {
       );
     const targets = await Promise.all(
       urls.map(async (url, index) =>
-        typeof to === 'string' ? { to, into: { directory: to, base: await outputBase(taskId, index) } } : { to: typeof to === 'function' ? chosenTarget(to, { url, index, taskId }) : undefined },
+        typeof to === 'string' ? { to, into: { directory: to, base: base ? base(index) : await outputBase(taskId, index) } } : { to: typeof to === 'function' ? chosenTarget(to, { url, index, taskId }) : undefined },
       ),
     );
     // A task's outputs are all or none: the first failure stops the others at once, and the
@@ -171,7 +190,7 @@ function urlProblem(url: string): string | undefined {
  * `UnusableResultError` with its id (it exists, and may be billed), and for data that is no
  * task a `ValidationError` naming the field.
  */
-function resultURLs(task: TaskWithOutputs, taskId: string | undefined): string[] {
+export function resultURLs(task: TaskWithOutputs, taskId: string | undefined): string[] {
   const data: unknown = task.data;
   const entries = Array.isArray(data) ? data : [];
   const problems = entries.flatMap((entry: unknown, i) => {

@@ -3,7 +3,7 @@ import { DEFAULT_IMAGE_TIMEOUT_MS, type RequestOptions } from '../options.ts';
 import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
-import { submitTask } from './submission.ts';
+import { submitTask, type Submission } from './submission.ts';
 import { SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import type { ImageEditParams, ImageGenerateParams, ImageReference } from '../schemas/images.ts';
@@ -45,21 +45,7 @@ export class Images {
    * ```
    */
   generate(params: ImageGenerateParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
-        path: 'v1/images/generations',
-        what: 'images.generate',
-        kind: 'image_generation',
-        answer: SUBMISSION_ANSWER,
-        defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
-        durationKey: (body) => imageDurationKey('image_generation', body),
-        model: (p) => p.model,
-        body: (p) => parseInput(IMAGE_GENERATE_RULE, p, 'images.generate params'),
-      },
-      params,
-      options,
-    );
+    return submitTask(this.#context, this.submission('generate'), params, options);
   }
 
   /**
@@ -75,9 +61,16 @@ export class Images {
    * ```
    */
   edit(params: ImageEditParams, options?: RequestOptions): TaskPromise<TaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.submission('edit'), params, options);
+  }
+
+  /**
+   * @internal What `generate` or `edit` submits: the batch checks a job by its `body` (a
+   * `ValidationError`, nothing sent) before any job of the file is sent.
+   */
+  submission(action: 'generate' | 'edit'): Submission {
+    if (action === 'edit')
+      return {
         path: 'v1/images/edits',
         what: 'images.edit',
         kind: 'image_edit',
@@ -99,9 +92,16 @@ export class Images {
             parseInput(IMAGE_EDIT_RULE, body, 'images.edit params', issues),
           );
         },
-      },
-      params,
-      options,
-    );
+      };
+    return {
+      path: 'v1/images/generations',
+      what: 'images.generate',
+      kind: 'image_generation',
+      answer: SUBMISSION_ANSWER,
+      defaultTimeout: DEFAULT_IMAGE_TIMEOUT_MS,
+      durationKey: (body) => imageDurationKey('image_generation', body),
+      model: (p) => p.model,
+      body: (p) => parseInput(IMAGE_GENERATE_RULE, p, 'images.generate params'),
+    };
   }
 }

@@ -23,6 +23,8 @@ export type { Images } from './images.ts';
 export type { Tasks } from './tasks.ts';
 export type { Uploads } from './uploads.ts';
 export type { Videos } from './videos.ts';
+export type { BatchOptions, BatchProgress } from '../options.ts';
+export type { BatchError, BatchJob, BatchOperation, BatchResult, BatchStatus } from '../schemas/batch.ts';
 export type { APIErrorInit, CallbackErrorReason } from '../errors.ts';
 export type { CallbackBody } from '../callbacks/parse-callback.ts';
 export type { CallbackTaskHandler } from '../callbacks/delivery.ts';

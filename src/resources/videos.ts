@@ -3,7 +3,7 @@ import { DEFAULT_VIDEO_TIMEOUT_MS, type RequestOptions } from '../options.ts';
 import { AutoUploads } from '../uploads/auto-upload.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
 import type { ResourceContext } from './context.ts';
-import { submitTask } from './submission.ts';
+import { submitTask, type Submission } from './submission.ts';
 import { VIDEO_SUBMISSION_ANSWER } from '../schemas/answers.ts';
 import type { TaskPromise } from '../waiting/task-promise.ts';
 import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_PROMPT_RULE } from '../schemas/video-rules.ts';
@@ -77,59 +77,7 @@ export class Videos {
    * ```
    */
   generate(params: VideoGenerateParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
-        path: 'v1/video/generate',
-        what: 'videos.generate',
-        kind: 'video_generation',
-        answer: VIDEO_SUBMISSION_ANSWER,
-        defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
-        durationKey: (body) => videoDurationKey('video_generation', body),
-        model: videoGenerateModel,
-        body: (p, requestOptions) => {
-          const issues: ValidationIssue[] = [];
-          const uploads = new AutoUploads(issues);
-          const { prompt, images, messages, model, ...rest } = p as unknown as VideoGenerateParams & {
-            images?: VideoImageReference[];
-          };
-          if (messages !== undefined) {
-            if (prompt !== undefined || images !== undefined)
-              issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
-            return parseInput(VIDEO_GENERATE_RULE, { ...rest, model, messages }, 'videos.generate params', issues);
-          }
-          const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
-          let urls: string[] = [];
-          if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
-          else if (images) {
-            if (images.length > MAX_REFERENCE_IMAGES)
-              issues.push({
-                path: 'images',
-                message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
-              });
-            urls = images.map((ref, i) => uploads.reference(ref, 'url', `images[${i}]`, IMAGE_UPLOAD_RULE));
-            urls.forEach((url, i) => {
-              if (typeof url !== 'string' || url === '')
-                issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
-            });
-          }
-          const chosen = videoGenerateModel(p);
-          if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
-            issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
-          if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
-            issues.push({ path: 'images', message: `${IMAGE_TO_VIDEO_MODEL} (image to video) needs at least one reference image` });
-          // With the prompt or images already reported, build well-formed messages so the
-          // report names the fields the caller wrote, not the messages we derive.
-          const messagesOk = issues.length === 0;
-          const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
-          return uploads.settle(this.#context.upload, requestOptions.signal, () =>
-            parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
-          );
-        },
-      },
-      params,
-      options,
-    );
+    return submitTask(this.#context, this.submission('generate'), params, options);
   }
 
   /**
@@ -144,9 +92,16 @@ export class Videos {
    * ```
    */
   edit(params: VideoEditParams, options?: RequestOptions): TaskPromise<VideoTaskSubmission> {
-    return submitTask(
-      this.#context,
-      {
+    return submitTask(this.#context, this.submission('edit'), params, options);
+  }
+
+  /**
+   * @internal What `generate` or `edit` submits: the batch checks a job by its `body` (a
+   * `ValidationError`, nothing sent) before any job of the file is sent.
+   */
+  submission(action: 'generate' | 'edit'): Submission {
+    if (action === 'edit')
+      return {
         path: 'v1/video/edits',
         what: 'videos.edit',
         kind: 'video_edit',
@@ -172,9 +127,54 @@ export class Videos {
             parseInput(VIDEO_EDIT_RULE, body, 'videos.edit params', issues),
           );
         },
+      };
+    return {
+      path: 'v1/video/generate',
+      what: 'videos.generate',
+      kind: 'video_generation',
+      answer: VIDEO_SUBMISSION_ANSWER,
+      defaultTimeout: DEFAULT_VIDEO_TIMEOUT_MS,
+      durationKey: (body) => videoDurationKey('video_generation', body),
+      model: videoGenerateModel,
+      body: (p, requestOptions) => {
+        const issues: ValidationIssue[] = [];
+        const uploads = new AutoUploads(issues);
+        const { prompt, images, messages, model, ...rest } = p as unknown as VideoGenerateParams & {
+          images?: VideoImageReference[];
+        };
+        if (messages !== undefined) {
+          if (prompt !== undefined || images !== undefined)
+            issues.push({ path: 'messages', message: 'give either messages or prompt (with images), not both' });
+          return parseInput(VIDEO_GENERATE_RULE, { ...rest, model, messages }, 'videos.generate params', issues);
+        }
+        const text = checkInput(VIDEO_PROMPT_RULE, prompt, issues, ['prompt']);
+        let urls: string[] = [];
+        if (images !== undefined && !Array.isArray(images)) issues.push({ path: 'images', message: 'must be a list of images' });
+        else if (images) {
+          if (images.length > MAX_REFERENCE_IMAGES)
+            issues.push({
+              path: 'images',
+              message: `must hold at most ${MAX_REFERENCE_IMAGES} reference images (got ${images.length})`,
+            });
+          urls = images.map((ref, i) => uploads.reference(ref, 'url', `images[${i}]`, IMAGE_UPLOAD_RULE));
+          urls.forEach((url, i) => {
+            if (typeof url !== 'string' || url === '')
+              issues.push({ path: `images[${i}]`, message: 'must be an uploaded image URL or upload record' });
+          });
+        }
+        const chosen = videoGenerateModel(p);
+        if (chosen === TEXT_TO_VIDEO_MODEL && urls.length > 0)
+          issues.push({ path: 'model', message: `${TEXT_TO_VIDEO_MODEL} is text to video; reference images need ${IMAGE_TO_VIDEO_MODEL}` });
+        if (chosen === IMAGE_TO_VIDEO_MODEL && urls.length === 0)
+          issues.push({ path: 'images', message: `${IMAGE_TO_VIDEO_MODEL} (image to video) needs at least one reference image` });
+        // With the prompt or images already reported, build well-formed messages so the
+        // report names the fields the caller wrote, not the messages we derive.
+        const messagesOk = issues.length === 0;
+        const body = { ...rest, model: chosen, messages: messagesOk ? messagesFrom(text, urls) : messagesFrom('-', []) };
+        return uploads.settle(this.#context.upload, requestOptions.signal, () =>
+          parseInput(VIDEO_GENERATE_RULE, body, 'videos.generate params', issues),
+        );
       },
-      params,
-      options,
-    );
+    };
   }
 }

@@ -8,6 +8,6 @@
 export { DEFAULT_CALLBACK_RETRY_DELAYS, type CallbackDelivery } from './callbacks.ts';
 export type { EndpointGroup } from './scenario.ts';
 export { MockService, createMockService } from './service.ts';
-export { DEFAULT_DURATIONS, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
+export { DEFAULT_DURATIONS, type MockDuration, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
 export { startMockServer, type MockServer, type MockServerOptions } from './server.ts';
 export { UPLOAD_TTL_SECONDS } from './uploads.ts';

@@ -1,25 +1,40 @@
 // The mock service's options and the records it keeps, apart from its machinery (service.ts).
 
 /**
+ * A phase's length in ms: always the same, or `[min, max]`, drawn anew for each task (uniformly).
+ *
+ * @example
+ * ```ts
+ * const image: MockDuration = [2_000, 10_000]; // each image task takes 2 to 10 s
+ * ```
+ */
+export type MockDuration = number | readonly [min: number, max: number];
+
+/** A phase's length for one task: the number, or one drawn uniformly from `[min, max]`. */
+export function drawn(duration: MockDuration): number {
+  return typeof duration === 'number' ? duration : Math.round(duration[0] + Math.random() * (duration[1] - duration[0]));
+}
+
+/**
  * How long each phase of a task takes, in ms of the mock's clock.
  *
  * @example
  * ```ts
- * const durations: Partial<MockDurations> = { pending: 100, image: 500 };
+ * const durations: Partial<MockDurations> = { pending: 100, image: [500, 2_000] };
  * const mock = createMockService({ durations });
  * ```
  */
 export interface MockDurations {
   /** From submission to the first attempt (`pending`). Default 1,000. */
-  pending: number;
+  pending: MockDuration;
   /** One attempt of an image generation. Default 4,000. */
-  image: number;
+  image: MockDuration;
   /** One attempt of an image edit ("editing can take longer than generation"). Default 6,000. */
-  imageEdit: number;
+  imageEdit: MockDuration;
   /** One attempt of a video generation. Default 10,000. */
-  video: number;
+  video: MockDuration;
   /** One attempt of a video edit. Default 10,000. */
-  videoEdit: number;
+  videoEdit: MockDuration;
 }
 
 /**
@@ -55,6 +70,12 @@ export interface MockServiceOptions {
   modelScopes?: Readonly<Record<string, readonly string[]>>;
   /** Phase lengths; see {@link MockDurations}. */
   durations?: Partial<MockDurations>;
+  /**
+   * Submissions admitted per second, in a sliding one-second window, as a service's rate limit:
+   * one more gets 429 with `Retry-After` (whole seconds) and `retry-after-ms` (when the oldest
+   * of the window leaves it). Default: no limit.
+   */
+  submissionsPerSecond?: number;
   /** Waits between callback delivery tries, ms. Default 1 s, 2 s, 4 s, 8 s, 16 s. `[]`: no retries. */
   callbackRetryDelays?: readonly number[];
   /**

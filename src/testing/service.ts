@@ -4,19 +4,18 @@ import { now, schedule } from './clock.ts';
 import { RequestProblem } from './request-problem.ts';
 import { errorResponse, preflightResponse } from './responses.ts';
 import { PngCache } from './results.ts';
+import { RateWindow } from './rate-limit.ts';
 import * as routes from './routes.ts';
 import { Scenario, type EndpointGroup } from './scenario.ts';
 import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
-import { DEFAULT_DURATIONS, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
+import { DEFAULT_DURATIONS, drawn, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
 import { appendBounded, dropOldest } from '../internal/bounded-map.ts';
 import { errorText } from '../internal/error-text.ts';
 
 const PROVIDERS = ['omni-mock-1', 'omni-mock-2', 'omni-mock-3'];
-// Bounded, like the proxy (a port any page can reach): the last 1,000 requests and callback
-// delivery tries each, the last 10,000 tasks (an older id is a 404).
-const MAX_LOG = 1000;
-const MAX_TASKS = 10_000;
+// Bounded like the proxy: the last 1,000 requests and deliveries, 10,000 tasks (older: 404).
+const [MAX_LOG, MAX_TASKS] = [1000, 10_000];
 
 type Route = { group: EndpointGroup | 'files'; auth: boolean; run: (request: Request, root: string) => Promise<Response> | Response };
 
@@ -61,6 +60,7 @@ export class MockService {
   readonly #callbackTimers = new Map<string, () => void>();
   readonly #deliveries: CallbackDelivery[] = [];
   readonly #requests: MockRequestRecord[] = [];
+  readonly #rate: RateWindow | undefined; // with submissionsPerSecond
   readonly #sender: CallbackSender;
 
   constructor(options: MockServiceOptions = {}) {
@@ -70,6 +70,7 @@ export class MockService {
     this.#basePath = new URL(this.baseURL).pathname.replace(/\/+$/, '');
     this.#options = options;
     this.#durations = { ...DEFAULT_DURATIONS, ...options.durations };
+    this.#rate = options.submissionsPerSecond === undefined ? undefined : new RateWindow(options.submissionsPerSecond);
     this.#sender = new CallbackSender({
       fetch: () => this.#options.fetch ?? globalThis.fetch,
       retryDelays: () => this.#options.callbackRetryDelays ?? DEFAULT_CALLBACK_RETRY_DELAYS,
@@ -86,10 +87,7 @@ export class MockService {
     return response;
   };
 
-  /**
-   * The handler as a drop-in `fetch`: `new OmniMedia({ baseURL: mock.baseURL, fetch: mock.fetch })`
-   * talks to the mock with no network, no MSW and no server.
-   */
+  /** The handler as a drop-in `fetch`: `new OmniMedia({ baseURL: mock.baseURL, fetch: mock.fetch })`, no network. */
   readonly fetch = (input: Request | string | URL, init?: RequestInit): Promise<Response> =>
     this.handle(input instanceof Request && init === undefined ? input : new Request(input, init));
 
@@ -111,6 +109,8 @@ export class MockService {
       if (route.group !== 'files') {
         const injected = this.#scenario.take(route.group);
         if (injected) return errorResponse(injected.status, injected.code, injected.message, { headers: injected.headers });
+        const limited = route.group === 'submissions' ? this.#rate?.refusal(now()) : undefined;
+        if (limited) return limited;
       }
       return await route.run(request, root);
     } catch (error) {
@@ -183,7 +183,7 @@ export class MockService {
     for (let i = 0; i < failed; i++)
       attempts.push({ provider: PROVIDERS[i % PROVIDERS.length]!, durationMs: duration, outcome: 'failed', failReason: script?.reason });
     if (!script?.failTask) attempts.push({ provider: PROVIDERS[failed % PROVIDERS.length]!, durationMs: duration, outcome: 'completed' });
-    const task = new MockTask({ ...init, id, createdAtMs: now(), pendingMs: this.#durations.pending, attempts });
+    const task = new MockTask({ ...init, id, createdAtMs: now(), pendingMs: drawn(this.#durations.pending), attempts });
     this.#tasks.set(id, task);
     dropOldest(this.#tasks, MAX_TASKS); // a task dropped still gets its callback (its timer holds it)
     this.#scheduleCallback(task);
@@ -192,8 +192,9 @@ export class MockService {
 
   #attemptDuration(kind: TaskKind): number {
     const d = this.#durations;
-    return { image_generation: d.image, image_edit: d.imageEdit, video_generation: d.video, video_edit: d.videoEdit }[kind];
+    return drawn({ image_generation: d.image, image_edit: d.imageEdit, video_generation: d.video, video_edit: d.videoEdit }[kind]);
   }
+
 
   /** Arm (or re-arm) the completion callback of a task for the moment it ends. */
   #scheduleCallback(task: MockTask): void {
@@ -318,6 +319,7 @@ export class MockService {
     this.#scenario.clear();
     this.#deliveries.length = 0;
     this.#requests.length = 0;
+    this.#rate?.clear();
     this.#durations = { ...DEFAULT_DURATIONS, ...this.#options.durations };
     return this;
   }
@@ -356,8 +358,7 @@ export class MockService {
   }
 
   /**
-   * Empty the request log, keeping the tasks, uploads and controls (`reset()` forgets them all):
-   * to count the requests of one step of a test.
+   * Empty the request log, keeping the tasks, uploads and controls (`reset()` forgets them all).
    *
    * @example
    * ```ts

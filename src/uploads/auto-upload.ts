@@ -1,7 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../errors.ts';
 import type { FileInput } from '../schemas/file-input.ts';
 import { isFileInput, prepareFile, type PreparedFile, type UploadRule } from './inputs.ts';
-import { resolveReference } from './references.ts';
+import { isLocalPath, resolveReference } from './references.ts';
 import { errorText } from '../internal/error-text.ts';
 import type { Uploader } from './send.ts';
 
@@ -61,7 +61,7 @@ export class AutoUploads {
     if (
       typeof reference === 'string' &&
       reference !== '' &&
-      (key === 'url' ? !URL.canParse(reference) : /^(\.{0,2}\/|~\/|[a-z]:[\\/])|\\|\.(mp4|mov|webm|m4v|mkv|avi)$/i.test(reference))
+      (key === 'url' ? !URL.canParse(reference) : isLocalPath(reference, key))
     ) {
       this.#issues.push({
         path,

@@ -1,6 +1,16 @@
 import type { ValidationIssue } from '../errors.ts';
 import { epochMs } from '../schemas/time.ts';
 
+/**
+ * `true` when a string given where an upload goes is surely a local path: for a URL, anything
+ * but an http(s) URL; for an opaque upload id, what starts like a path (`./`, `../`, `/`, `~/`,
+ * `C:\`), has a backslash, or ends with a video's extension.
+ */
+export function isLocalPath(reference: string, key: 'url' | 'upload_id'): boolean {
+  if (reference === '') return false;
+  return key === 'url' ? !/^https?:\/\//i.test(reference) : /^(\.{0,2}\/|~\/|[a-z]:[\\/])|\\|\.(mp4|mov|webm|m4v|mkv|avi)$/i.test(reference);
+}
+
 /** A reference to something already uploaded: its string, or an upload record. */
 type Record_ = { expires_at?: number | undefined };
 

@@ -8,6 +8,9 @@ const targets = {
   'omnimedia/proxy': new URL('../../src/proxy/index.ts', import.meta.url).href,
   'omnimedia/otel': new URL('../../src/otel/index.ts', import.meta.url).href,
   'omnimedia/testing': new URL('../../src/testing/index.ts', import.meta.url).href,
+  'omnimedia/coordination': new URL('../../src/coordination/index.ts', import.meta.url).href,
+  'omnimedia/resources': new URL('../../src/resources/index.ts', import.meta.url).href,
+  'omnimedia/bullmq': new URL('../../src/bullmq/index.ts', import.meta.url).href,
 };
 registerHooks({
   resolve(specifier, context, nextResolve) {

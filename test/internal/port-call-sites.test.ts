@@ -29,6 +29,8 @@ const PORTS: Record<string, (declaration: ts.Node) => boolean> = {
   'src/coordination/ports.ts': (node) => !enclosing(node, (n) => ts.isTypeAliasDeclaration(n) && n.name.text === 'TaskListener'),
   // The proxy's hooks: the app's code.
   'src/proxy/options.ts': (node) => enclosing(node, (n) => ts.isPropertySignature(n) && ['authorize', 'policy', 'onSubmitted'].includes(n.name.getText())) !== undefined,
+  // A batch's journal: a file, Redis, or the caller's own store (BatchJournal).
+  'src/coordination/batch-journal.ts': (node) => enclosing(node, (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'BatchJournal') !== undefined,
   // The Redis driver: the caller's Redis client.
   'src/redis/driver.ts': (node) => enclosing(node, (n) => ts.isInterfaceDeclaration(n) && n.name.text === 'RedisDriver') !== undefined,
 };

@@ -8,7 +8,8 @@
 #   dev-server recipe too; a React 19 page with omnimedia/react reloaded and cut mid-run),
 #   TypeScript consumers (strict; nodenext, bundler, and a browser project without
 #   @types/node), omnimedia/ai-sdk with the real `ai` package (ESM, CJS, types), omnimedia/mcp
-#   and `omnimedia mcp` with @modelcontextprotocol/sdk (ESM, CJS, the installed bin), and one
+#   and `omnimedia mcp` with @modelcontextprotocol/sdk (ESM, CJS, the installed bin), `omnimedia
+#   batch` (the installed bin), client.batch and omnimedia/bullmq with bullmq (ESM, CJS), and one
 #   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
 #   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
 #   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
@@ -82,12 +83,14 @@ extra=()
 AI_VERSION=$("$NODE" -p "require('$ROOT/node_modules/ai/package.json').version")
 # @modelcontextprotocol/sdk for omnimedia/mcp and `omnimedia mcp`, as the repo pins it.
 MCP_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@modelcontextprotocol/sdk/package.json').version")
+# bullmq for omnimedia/bullmq, as the repo pins it.
+BULLMQ_VERSION=$("$NODE" -p "require('$ROOT/node_modules/bullmq/package.json').version")
 # react and react-dom for omnimedia/react's Chromium page (an optional peer), as the repo pins them.
 REACT_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react/package.json').version")
 REACT_DOM_VERSION=$("$NODE" -p "require('$ROOT/node_modules/react-dom/package.json').version")
 (cd "$APP" && npm install --no-audit --no-fund --loglevel=error "$TARBALL" "typescript@$TS_VERSION" "typescript7@npm:typescript@$TS7_VERSION" \
   "@opentelemetry/api@$OTEL_API_VERSION" "@opentelemetry/sdk-trace@$OTEL_SDK_VERSION" "ai@$AI_VERSION" "@modelcontextprotocol/sdk@$MCP_VERSION" \
-  "react@$REACT_VERSION" "react-dom@$REACT_DOM_VERSION" "${extra[@]}" >/dev/null)
+  "react@$REACT_VERSION" "react-dom@$REACT_DOM_VERSION" "bullmq@$BULLMQ_VERSION" "${extra[@]}" >/dev/null)
 
 if [ -z "${MOCK_URL:-}" ]; then
   step "start the mock service from the installed omnimedia/testing"
@@ -126,6 +129,10 @@ pass; pass
 
 step "omnimedia/mcp and omnimedia mcp with @modelcontextprotocol/sdk@$MCP_VERSION: the installed bin over stdio, ESM and CJS"
 (cd "$APP" && "$NODE" flows/mcp.mjs && "$NODE" flows/mcp.cjs)
+pass; pass
+
+step "omnimedia batch (the installed bin, resumed), client.batch and omnimedia/bullmq with bullmq@$BULLMQ_VERSION: ESM and CJS"
+(cd "$APP" && "$NODE" flows/batch.mjs && "$NODE" flows/batch.cjs)
 pass; pass
 
 if [ "$matrix" = 1 ]; then

@@ -1,3 +1,4 @@
+import { batch } from './batch.ts';
 import type { Command } from './command.ts';
 import { imagesEdit, imagesGenerate } from './images.ts';
 import { mcp } from './mcp.ts';
@@ -12,6 +13,7 @@ export const COMMANDS: Record<string, Record<string, Command> | Command> = {
   videos: { generate: videosGenerate, edit: videosEdit },
   uploads: { image: uploadsImage, video: uploadsVideo },
   tasks: { get: tasksGet, wait: tasksWait },
+  batch,
   mock,
   mcp,
 };

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { OmniMedia } from 'omnimedia';
+import type { BatchProgress, BatchResult } from 'omnimedia/resources';
+import { terminalJson } from '../../internal/terminal-text.ts';
+import { CONNECTION_OPTIONS, OUTPUT_OPTIONS, UsageError, stringValue } from '../args.ts';
+import { ResultsFile, resultRecord, type Stored } from '../batch-results.ts';
+import type { Context } from '../context.ts';
+import { EXIT, Interrupted } from '../exit.ts';
+import { formatDuration } from '../format.ts';
+import type { Command } from './command.ts';
+
+/** What the live line and the summary count. */
+interface Counts {
+  total: number;
+  completed: number;
+  failed: number;
+  unknown: number;
+  /** Refused by the service, skipped as invalid, or a wait or download that gave up. */
+  other: number;
+  cost: number;
+}
+
+function concurrencyOf(ctx: Context): number | 'auto' {
+  const text = stringValue(ctx.values, 'concurrency') ?? 'auto';
+  if (text === 'auto') return 'auto';
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < 1) throw new UsageError(`--concurrency: must be auto or a whole number from 1 (got "${text}")`, '--concurrency');
+  return value;
+}
+
+/** `line 12 (hero-1): params.size: must be ...`, one line per issue. */
+function invalidText(result: BatchResult): string[] {
+  return (result.error?.issues ?? [{ path: '', message: result.error?.message ?? 'invalid' }]).map(
+    (issue) => `line ${result.line ?? '?'} (${result.id}): ${issue.path ? `${issue.path}: ` : ''}${issue.message}`,
+  );
+}
+
+/** Pass 1: every line checked, nothing sent; the invalid ones listed as they are found (constant memory). */
+async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<{ valid: number; invalid: number }> {
+  let valid = 0;
+  let invalid = 0;
+  for await (const line of client.batch(file, { dryRun: true, signal: ctx.signal })) {
+    if (line.status === 'valid') {
+      valid++;
+      continue;
+    }
+    invalid++;
+    if (!print) continue;
+    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
+    else for (const text of invalidText(line)) ctx.progress.log(text, 'error');
+  }
+  return { valid, invalid };
+}
+
+function summaryOf({ cost, ...counts }: Counts, elapsedMs: number): Record<string, unknown> {
+  return { summary: { ...counts, total_cost: cost, elapsed_ms: Math.round(elapsedMs) } };
+}
+
+export const batch: Command = {
+  spec: {
+    name: 'batch',
+    summary: 'Run a JSONL file of jobs, resumable after any crash without paying twice.',
+    usage: 'JOBS.jsonl --out DIR [options]',
+    positionals: ['JOBS.jsonl'],
+    options: {
+      out: { type: 'string', short: 'o', value: 'DIR', description: 'Where the journal, results.jsonl and files/ go (run it again to resume)' },
+      concurrency: { type: 'string', value: 'N|auto', description: 'Submissions in flight (default auto: 4, more while accepted, halved on 429/503)' },
+      download: { type: 'boolean', description: 'Download each completed task\'s files into DIR/files/<id>[-<k>].<ext>' },
+      'dry-run': { type: 'boolean', description: 'Only check every line (nothing is sent; no --out needed)' },
+      'skip-invalid': { type: 'boolean', description: 'Run the valid lines when some are invalid (exit 1)' },
+      'resubmit-unknown': { type: 'boolean', description: 'Submit again the jobs whose submission got no answer (each may be paid twice)' },
+      ...OUTPUT_OPTIONS,
+      ...CONNECTION_OPTIONS,
+    },
+    notes: [
+      'A line: {"id": "hero-1", "op": "images.generate", "params": {...}}; op is images.generate, images.edit,',
+      'videos.generate or videos.edit, params the SDK method\'s. A file path where a file goes is uploaded',
+      'once (relative to the JSONL file). Running the same command again resumes: finished jobs are skipped,',
+      'submitted ones waited on, and a job whose submission got no answer is reported "unknown", not sent again.',
+      'Exit code 0: all completed; 1: some failed, unknown or skipped; 2: invalid input (nothing sent).',
+    ],
+    examples: [
+      'omnimedia batch jobs.jsonl --dry-run',
+      'omnimedia batch jobs.jsonl --out ./run1 --download',
+      'omnimedia batch jobs.jsonl --out ./run1 --json | jq -c "select(.status != \\"completed\\")"',
+    ],
+  },
+  async run(ctx, args) {
+    const file = args.positionals[0] ?? '';
+    if (!(await stat(file).catch(() => undefined))?.isFile()) throw new UsageError(`JOBS.jsonl: no such file "${file}"`, 'JOBS.jsonl');
+    const dryRun = ctx.values['dry-run'] === true;
+    const out = stringValue(ctx.values, 'out');
+    if (!dryRun && !out) throw new UsageError('--out DIR is needed: the journal and the results go there (run it again to resume)', '--out');
+    const concurrency = concurrencyOf(ctx);
+    const started = performance.now();
+    // A dry run sends nothing: it needs no service address.
+    const client = dryRun && !stringValue(ctx.values, 'base-url') && !ctx.io.env.OMNIMEDIA_BASE_URL?.trim() ? new OmniMedia({ baseURL: 'http://dry-run.invalid', logLevel: 'off' }) : ctx.client();
+    const checked = await validate(ctx, client, file, true);
+    if (dryRun || (checked.invalid > 0 && ctx.values['skip-invalid'] !== true)) {
+      const words = `${checked.valid} valid, ${checked.invalid} invalid line${checked.invalid === 1 ? '' : 's'}`;
+      if (ctx.output.json) ctx.io.stdout.write(`${terminalJson({ summary: { valid: checked.valid, invalid: checked.invalid, sent: false } }, 0)}\n`);
+      else ctx.output.message(checked.invalid > 0 ? `${words}: nothing was sent${dryRun ? '' : ' (fix them, or pass --skip-invalid)'}` : `${words}`);
+      return checked.invalid > 0 ? EXIT.usage : EXIT.ok;
+    }
+    await mkdir(out as string, { recursive: true });
+    const results = await ResultsFile.open(join(out as string, 'results.jsonl'));
+    const counts: Counts = { total: checked.valid + checked.invalid, completed: 0, failed: 0, unknown: 0, other: 0, cost: 0 };
+    const count = ({ status, cost }: Stored, sign: 1 | -1) => {
+      counts.cost += sign * cost;
+      const key = status === 'completed' || status === 'failed' || status === 'unknown' ? status : 'other';
+      counts[key] += sign;
+    };
+    for (const stored of results.statuses()) count(stored, 1);
+    const running = new Set<string>();
+    let doneThisRun = 0;
+    const live = ctx.progress.line(() => {
+      const seconds = (performance.now() - started) / 1000;
+      const rate = doneThisRun / Math.max(seconds, 1e-3);
+      const left = counts.total - counts.completed - counts.failed - counts.unknown - counts.other;
+      const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration((left / rate) * 1000)}` : '';
+      const queued = Math.max(0, left - running.size);
+      return `${counts.completed} done · ${counts.failed + counts.unknown + counts.other} failed · ${running.size} running · ${queued} queued · ${rate.toFixed(1)}/s${eta} · total_cost ${counts.cost}`;
+    });
+    const onProgress = (job: BatchProgress) => {
+      if (job.task_id && job.status !== 'submitting') running.add(job.id);
+      live.update();
+    };
+    try {
+      for await (const line of client.batch(file, {
+        journal: join(out as string, 'journal.jsonl'),
+        concurrency,
+        skipInvalid: true,
+        resubmitUnknown: ctx.values['resubmit-unknown'] === true,
+        signal: ctx.signal,
+        onProgress,
+        ...(ctx.values.download === true ? { download: join(out as string, 'files') } : {}),
+      })) {
+        running.delete(line.id);
+        const written = await results.write(line);
+        if (!written) continue;
+        if (written.earlier) count(written.earlier, -1);
+        count(written.now, 1);
+        doneThisRun++;
+        if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
+        else if (line.status !== 'completed' || line.error) ctx.progress.log(`${line.id}: ${line.status}${line.task_id ? ` (task ${line.task_id})` : ''}${line.error ? `: ${line.error.message}` : ''}`, 'warn');
+        live.update();
+      }
+    } finally {
+      live.end();
+      await results.close();
+    }
+    if (ctx.signal.aborted) throw new Interrupted(undefined, `interrupted: submitted jobs go on on the service. Resume with the same command (${out}/journal.jsonl knows where each job stands)`);
+    const elapsed = performance.now() - started;
+    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(summaryOf(counts, elapsed), 0)}\n`);
+    else
+      ctx.output.message(
+        `${counts.completed} of ${counts.total} completed, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.other} other (refused, invalid, waits given up); total_cost ${counts.cost}; ${doneThisRun} line${doneThisRun === 1 ? '' : 's'} in ${formatDuration(elapsed)}; results in ${join(out as string, 'results.jsonl')}`,
+      );
+    return counts.completed === counts.total ? EXIT.ok : EXIT.taskFailed;
+  },
+};
