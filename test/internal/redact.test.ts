@@ -33,6 +33,9 @@ describe('the key in every form, at every alignment, inside longer runs, for key
         // characters as written is a token of its own (a letter glued to it makes it a word):
         // encoded, it is removed inside any run.
         const glued = key.length >= 16 || !LITERAL_FORMS.includes(encoding);
+        // The text around it may not hold a short key itself: glued to a word there, it is a word
+        // (kept on purpose), which the oracle would still count (seed 274537610: "ueOfBearer ueOf").
+        fc.pre(glued || !`${before}${after}`.includes(key));
         const echoed = ENCODINGS[encoding]!(`${before}Bearer ${key}${glued ? '' : '"'}${after}`);
         const redactor = createRedactor([key]);
         const line = `upstream said: ${echoed} (req 7)`;
