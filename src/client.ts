@@ -11,7 +11,7 @@ import { createRedactor } from './internal/redact.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
 import { resolveClientOptions } from './option-checks.ts';
 import type { BatchOptions, ClientOptions } from './options.ts';
-import { runBatchLazily } from './batch/engine-loader.ts';
+import { runClientBatch } from './batch/engine-loader.ts';
 import { batchPorts } from './resources/batch.ts';
 import type { BatchJob, BatchResult } from './schemas/batch.ts';
 import { Callbacks } from './resources/callbacks.ts';
@@ -144,7 +144,7 @@ export class OmniMedia {
    * ```
    */
   batch(jobs: string | Iterable<BatchJob> | AsyncIterable<BatchJob>, options?: BatchOptions): AsyncIterable<BatchResult> {
-    return runBatchLazily(batchPorts(this), jobs, options);
+    return runClientBatch(batchPorts(this), jobs, options);
   }
 
   /** `true` when the client has an API key (submissions and uploads need one). */

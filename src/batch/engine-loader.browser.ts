@@ -12,7 +12,7 @@ import type { BatchSource } from './engine.ts';
 import type { BatchPorts } from './ports.ts';
 
 // eslint-disable-next-line require-yield
-export async function* runBatchLazily(_ports: BatchPorts, _jobs: BatchSource, _options: BatchOptions | undefined): AsyncGenerator<BatchResult, void, undefined> {
+export async function* runClientBatch(_ports: BatchPorts, _jobs: BatchSource, _options: BatchOptions | undefined): AsyncGenerator<BatchResult, void, undefined> {
   throw new ValidationError(
     [{ path: 'jobs', message: 'client.batch() runs in Node, Deno or Bun (a server or a script): in a page, submit each task, or run the batch on your server' }],
     'client.batch',

@@ -1,14 +1,15 @@
 /**
- * `client.batch()`'s engine, loaded at the first line asked for: a client that never batches
- * loads none of it. A page's build takes the browser twin (engine-loader.browser.ts) instead.
+ * `client.batch()`'s engine where it runs (Node, Deno, Bun); a page's build takes the browser
+ * twin (engine-loader.browser.ts), which has none. A static import: a dynamic one made esbuild
+ * wrap every module of the CommonJS build in lazy initialisers, and the root's CommonJS types
+ * then failed "are the types wrong" (an incorrect default export).
  */
 import type { BatchOptions } from '../options.ts';
 import type { BatchResult } from '../schemas/batch.ts';
-import type { BatchSource } from './engine.ts';
+import { runBatch, type BatchSource } from './engine.ts';
 import type { BatchPorts } from './ports.ts';
 
-/** The batch's result lines, from the engine loaded on first use. */
-export async function* runBatchLazily(ports: BatchPorts, jobs: BatchSource, options: BatchOptions | undefined): AsyncGenerator<BatchResult, void, undefined> {
-  const { runBatch } = await import('./engine.ts');
+/** The batch's result lines. */
+export async function* runClientBatch(ports: BatchPorts, jobs: BatchSource, options: BatchOptions | undefined): AsyncGenerator<BatchResult, void, undefined> {
   yield* runBatch(ports, jobs, options);
 }

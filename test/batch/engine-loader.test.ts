@@ -2,8 +2,8 @@
 // there client.batch() is a ValidationError naming `jobs`, before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from 'omnimedia';
-import { runBatchLazily as inPage } from '../../src/batch/engine-loader.browser.ts';
-import { runBatchLazily } from '../../src/batch/engine-loader.ts';
+import { runClientBatch as inPage } from '../../src/batch/engine-loader.browser.ts';
+import { runClientBatch } from '../../src/batch/engine-loader.ts';
 import type { BatchPorts } from '../../src/batch/ports.ts';
 
 const ports = {} as BatchPorts;
@@ -18,7 +18,7 @@ describe('the batch engine loader', () => {
 
   it('in Node: the engine, loaded at the first line asked for (a dry run of an empty list yields nothing)', async () => {
     const lines: unknown[] = [];
-    for await (const line of runBatchLazily(ports, [], { dryRun: true })) lines.push(line);
+    for await (const line of runClientBatch(ports, [], { dryRun: true })) lines.push(line);
     expect(lines).toEqual([]);
   });
 });
