@@ -1,7 +1,7 @@
 /**
  * The batch engine's ports on a client's parts: the resources' own checks, submissions sent
- * once, uploads, waits and downloads. The engine itself is loaded at the first `client.batch()`
- * (batch/engine-loader.ts).
+ * once, uploads, waits and downloads. The engine itself is
+ * batch/engine-loader.ts (none in a page's build).
  */
 import type { BatchPorts } from '../batch/ports.ts';
 import { ValidationError } from '../errors.ts';
