@@ -1,6 +1,6 @@
 /**
  * The batch engine's ports on a client's parts: the resources' own checks, submissions sent
- * once, uploads, waits and downloads. The engine itself is
+ * once, uploads, waits and downloads. The engine comes through
  * batch/engine-loader.ts (none in a page's build).
  */
 import type { BatchPorts } from '../batch/ports.ts';
