@@ -8,6 +8,6 @@
  */
 export { createProxy, ProxyDenied, type OmniMediaProxy } from './create-proxy.ts';
 export type { NodeProxyRequest, NodeProxyResponse } from './node-adapter.ts';
-export type { ProxyIdentity, ProxyOperation, ProxyOptions, ProxyPolicyRequest, ProxyRateLimit, ProxySubmission } from './options.ts';
+export type { ProxyEventsOptions, ProxyIdentity, ProxyOperation, ProxyOptions, ProxyPolicyRequest, ProxyRateLimit, ProxySubmission } from './options.ts';
 export { MemoryRateLimits } from '../coordination/memory.ts';
 export type { RateLimitDecision, RateLimitStore } from '../coordination/ports.ts';
