@@ -5,20 +5,9 @@
  */
 import type { BatchPorts } from '../batch/ports.ts';
 import { ValidationError } from '../errors.ts';
-import type { Files } from './files.ts';
-import type { Images } from './images.ts';
-import type { Tasks } from './tasks.ts';
-import type { Uploads } from './uploads.ts';
-import type { Videos } from './videos.ts';
+import type { BatchParts } from './batch.ts';
 
-/** The client's parts a batch uses. */
-export interface BatchParts {
-  images: Images;
-  videos: Videos;
-  uploads: Uploads;
-  tasks: Tasks;
-  files: Files;
-}
+export type { BatchParts };
 
 /** No ports in a page: each call is the refusal `client.batch()` gives there. */
 export function batchPorts(_parts: BatchParts): BatchPorts {
