@@ -11,7 +11,7 @@ import { createRedactor } from './internal/redact.ts';
 import { isBrowser, readEnv } from './internal/runtime.ts';
 import { resolveClientOptions } from './option-checks.ts';
 import type { BatchOptions, ClientOptions } from './options.ts';
-import { runClientBatch } from './batch/engine-loader.ts';
+import { runClientBatch } from './batch/engine-entry.ts';
 import { batchPorts } from './resources/batch.ts';
 import type { BatchJob, BatchResult } from './schemas/batch.ts';
 import { Callbacks } from './resources/callbacks.ts';

@@ -1,5 +1,5 @@
 /**
- * The browser twin of batch.ts: a page's build has no batch engine (batch/engine-loader.browser.ts:
+ * The browser twin of batch.ts: a page's build has no batch engine (batch/engine-entry.browser.ts:
  * `client.batch()` is a `ValidationError` there), so it has no ports for one either: every
  * port is that same refusal. Why: the ports are 0.3 KB gzip of a page's client, for nothing.
  */

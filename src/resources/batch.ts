@@ -1,7 +1,7 @@
 /**
  * The batch engine's ports on a client's parts: the resources' own checks, submissions sent
  * once, uploads, waits and downloads. The engine comes through
- * batch/engine-loader.ts (none in a page's build).
+ * batch/engine-entry.ts (none in a page's build).
  */
 import type { BatchPorts } from '../batch/ports.ts';
 import { ValidationError } from '../errors.ts';

@@ -1,5 +1,5 @@
 /**
- * The browser twin of engine-loader.ts: a page's build has no batch engine. `client.batch()`
+ * The browser twin of engine-entry.ts: a page's build has no batch engine. `client.batch()`
  * there is a `ValidationError` before anything is sent. Why: a batch of thousands of tasks
  * belongs on a server (a tab that closes stops it; a page talks through the proxy, without the
  * API key), and the engine is 4.9 KB gzip, a sixth of the page's whole client, that every page

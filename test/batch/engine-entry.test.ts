@@ -1,14 +1,14 @@
-// client.batch()'s engine is loaded on first use; a page's build (the browser twin) has none:
+// client.batch()'s engine where it runs; a page's build (the browser twin) has none:
 // there client.batch() is a ValidationError naming `jobs`, before anything is sent.
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from 'omnimedia';
-import { runClientBatch as inPage } from '../../src/batch/engine-loader.browser.ts';
-import { runClientBatch } from '../../src/batch/engine-loader.ts';
+import { runClientBatch as inPage } from '../../src/batch/engine-entry.browser.ts';
+import { runClientBatch } from '../../src/batch/engine-entry.ts';
 import type { BatchPorts } from '../../src/batch/ports.ts';
 
 const ports = {} as BatchPorts;
 
-describe('the batch engine loader', () => {
+describe('the batch engine entry', () => {
   it('in a page: a ValidationError naming jobs, at the first line asked for', async () => {
     const lines = inPage(ports, [], undefined);
     const error = await lines.next().then(() => undefined, (caught: unknown) => caught);
@@ -16,7 +16,7 @@ describe('the batch engine loader', () => {
     expect((error as ValidationError).issues[0]).toMatchObject({ path: 'jobs', message: expect.stringContaining('Node, Deno or Bun') });
   });
 
-  it('in Node: the engine, loaded at the first line asked for (a dry run of an empty list yields nothing)', async () => {
+  it('in Node: the engine (a dry run of an empty list yields nothing)', async () => {
     const lines: unknown[] = [];
     for await (const line of runClientBatch(ports, [], { dryRun: true })) lines.push(line);
     expect(lines).toEqual([]);
