@@ -18,6 +18,7 @@ type Command =
       baseURL: string;
       maxPollsPerSecond: number;
       leaseMs: number;
+      commandTimeoutMs?: number;
     }
   | { type: 'submit'; count: number; withCallback: boolean }
   | { type: 'wait'; ids: string[]; options: WaitOptions }
@@ -61,7 +62,7 @@ async function init(command: Extract<Command, { type: 'init' }>): Promise<unknow
     redis = nodeRedis as unknown as Parameters<typeof redisCoordination>[0];
     quit = async () => nodeRedis.destroy();
   }
-  const coordination = redisCoordination(redis, { prefix: command.prefix ?? 'fleet:', leaseMs: command.leaseMs, logger: silent });
+  const coordination = redisCoordination(redis, { prefix: command.prefix ?? 'fleet:', leaseMs: command.leaseMs, ...(command.commandTimeoutMs ? { commandTimeoutMs: command.commandTimeoutMs } : {}), logger: silent });
   client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: command.baseURL, maxPollsPerSecond: command.maxPollsPerSecond, coordination, logger: silent, logLevel: 'warn' });
   const handler = client.callbacks.nodeHandler((task) => void send({ event: 'onTask', id: task.task_id, status: task.status, at: Date.now() }));
   const server = createServer(handler);

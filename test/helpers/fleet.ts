@@ -82,6 +82,8 @@ export class FleetInstance {
     baseURL: string;
     maxPollsPerSecond?: number;
     leaseMs?: number;
+    /** The coordination's `commandTimeoutMs` (its default, 500 ms, when not given). */
+    commandTimeoutMs?: number;
   }): Promise<FleetInstance> {
     const instance = new FleetInstance();
     await instance.until((m) => m.event === 'ready');

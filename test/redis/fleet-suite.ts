@@ -13,6 +13,13 @@ import type { MockServer, MockService } from 'omnimedia/testing';
 // `npm run test:fleet` (45 s per Redis client, too long for the suite run before every commit).
 const SOAK_WAITS = Number(process.env.OMNIMEDIA_FLEET_SOAK_WAITS ?? 40);
 
+// A Redis slower than its command timeout is an outage, in which handlers dedupe per process
+// (DESIGN, section 8): by design, not a fault. Beside the suite's own dozen processes on two
+// cores, Redis took more than the default 500 ms ("Redis is unavailable (no answer within
+// 500 ms)") and one callback ran onTask on two instances. These tests are about a Redis that
+// answers, and one that stops; not one that is slow.
+const COMMAND_TIMEOUT_MS = 1_500;
+
 /** The fleet suite's part `part` with `redisClient`, run by the fleet-*.test.ts files (in parallel). */
 export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing' | 'limits'): void {
   // The tests of the other part are not declared here.
@@ -26,7 +33,7 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
 
     const start = async (count: number, options: { maxPollsPerSecond?: number } = {}) => {
       const started = await Promise.all(
-        Array.from({ length: count }, () => FleetInstance.start({ redisUrl: redis.url, redisClient, baseURL: server.url, ...options })),
+        Array.from({ length: count }, () => FleetInstance.start({ redisUrl: redis.url, redisClient, baseURL: server.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, ...options })),
       );
       instances.push(...started);
       return started;
@@ -73,7 +80,8 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       expect(answers.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
       for (const answer of answers) expect(answer.status === 200 || (answer.status === 503 && answer.headers.get('retry-after') === '5'), String(answer.status)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask'))).toHaveLength(1);
+      const logs = three.flatMap((i, n) => i.messages.filter((m) => m.event === 'log').map((m) => `${n}: ${m.message}`));
+      expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask')), logs.join('\n')).toHaveLength(1);
     }, 60_000);
 
     test('sharing')('three instances waiting on the same 100 tasks send at most 1.5 times the queries of one', async () => {
@@ -129,13 +137,15 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       await eventually(() => b!.resolved().length === 20, 60_000, 'the waits without Redis');
       expect(b!.messages.some((m) => m.event === 'log' && /Redis is unavailable/.test(m.message ?? ''))).toBe(true);
       await redis.start();
-      await eventually(() => b!.messages.some((m) => m.event === 'log' && /Redis is back/.test(m.message ?? '')), 20_000, 'Redis back');
-      // A wake-up across instances again.
+      // Both must be back: A publishes the news, B listens for it.
+      for (const instance of [a!, b!]) await eventually(() => instance.messages.some((m) => m.event === 'log' && /Redis is back/.test(m.message ?? '')), 20_000, 'Redis back');
+      // A wake-up across instances again. B queries once, at once, and not again for 60 s: it
+      // can only end through A's news (not a stopwatch: beside a loaded CI machine's other
+      // processes B's own next query, at the learned duration, came first: 628 and 855 ms).
       const [id] = await a!.submit(1, true);
-      await b!.wait([id!]);
-      const onTask = await a!.until((m) => m.event === 'onTask' && m.id === id, 30_000);
-      const resolved = await b!.until((m) => m.event === 'resolved' && m.id === id, 30_000);
-      expect((resolved.at as number) - (onTask.at as number)).toBeLessThan(100);
+      await b!.wait([id!], { interval: 60_000, maxInterval: 60_000, learn: false });
+      await a!.until((m) => m.event === 'onTask' && m.id === id, 30_000);
+      await b!.until((m) => m.event === 'resolved' && m.id === id, 30_000);
     }, 120_000);
   });
 }
