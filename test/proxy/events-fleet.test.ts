@@ -93,7 +93,8 @@ describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes
     expect(reads(taskId).length).toBeLessThanOrEqual(4);
   }, 30_000);
 
-  it('with callbacks: one read when the first stream opens, then only the callback\u2019s verifying read; the end reaches the other instance\u2019s pages within 100 ms', async () => {
+  // How soon the end reaches B's pages (target p99 100 ms) is measured by `npm run bench -- live`, not by a stopwatch here.
+  it('with callbacks: one read when the first stream opens, then only the callback\u2019s verifying read; the end reaches the other instance\u2019s pages', async () => {
     const [a, b] = await start(true);
     const taskId = await submitThrough(a!.url);
     const first = await follow(a!.url, taskId);
@@ -103,10 +104,6 @@ describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes
     const seen = reads(taskId);
     // The first stream's read, and the callback handler's verifying read (on A): nothing else.
     expect(seen.length).toBe(2);
-    const verified = seen[1]!.at;
-    for (const page of onB) {
-      expect(page.heard.at(-1)?.status).toBe('completed');
-      expect(page.heard.at(-1)!.at - verified).toBeLessThan(100);
-    }
+    for (const page of onB) expect(page.heard.at(-1)?.status).toBe('completed');
   }, 30_000);
 });
