@@ -50,13 +50,13 @@ export interface InstanceMessage {
   message?: string;
 }
 
-/** One instance of the fleet in a child process. */
 /**
  * Wait options for a wait by id that queries once, at once, and not again for a minute (past
  * every test's end): such a wait that ends proves another instance's news reached it.
  */
 export const NEXT_QUERY_IN_A_MINUTE = { interval: 60_000, maxInterval: 60_000, learn: false };
 
+/** One instance of the fleet in a child process. */
 export class FleetInstance {
   readonly messages: InstanceMessage[] = [];
   readonly #child: ChildProcess;
