@@ -1,4 +1,4 @@
-import { readFile, mkdtemp } from 'node:fs/promises';
+import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -186,5 +186,18 @@ describe('the built CLI against the mock service', () => {
     expect(JSON.parse(submitted!.stdout).task_id).toEqual(expect.any(String));
     expect(mock.code).toBe(0);
     expect(mock.stderr).toContain('mock service stopped');
+  });
+
+  // An ES import of node:http reads its lazy exports (WebSocket...), which load undici: every
+  // command took 17 MiB more RSS (`omnimedia --version`: 62 MiB, 50 without). Only `mcp --http` needs it.
+  it('a command that sends nothing loads neither node:http nor undici', async () => {
+    const jobs = join(dir, 'no-http.jsonl');
+    await writeFile(jobs, `${JSON.stringify({ id: 'a', op: 'images.generate', params: { model: 'omni-image', prompt: 'x' } })}\n`);
+    const listLoaded = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`loaded ${JSON.stringify(process.moduleLoadList.filter((m)=>/http|undici/.test(m)))}\\n`))';
+    for (const args of [['--version'], ['batch', jobs, '--dry-run', '--json']]) {
+      const run = await runProcess(process.execPath, ['--import', listLoaded, CLI_PATH, ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr, args.join(' ')).toContain('loaded []');
+    }
   });
 });
