@@ -1,6 +1,6 @@
 /**
  * What a batch needs of Node's file system: a JSON Lines file read a line at a time (a
- * 100,000-line file in constant memory), local paths resolved against the file's directory,
+ * 100,000-line file is never whole in memory), local paths resolved against the file's directory,
  * and the journal as a file flushed to disk at each entry. Browser builds get
  * node-files.browser.ts instead (see tsup.config.ts), where a path is a `ValidationError`.
  */

@@ -47,7 +47,7 @@ function invalidText(result: BatchResult): string[] {
   );
 }
 
-/** Pass 1: every line checked, nothing sent; the invalid ones listed as they are found (constant memory). */
+/** Pass 1: every line checked, nothing sent; the invalid ones listed as they are found (the file never whole in memory: only the ids seen, to find a repeat). */
 async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<{ valid: number; invalid: number }> {
   let valid = 0;
   let invalid = 0;
