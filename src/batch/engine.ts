@@ -13,7 +13,7 @@ import { SubmissionLimit } from './concurrency.ts';
 import { boundedJournal } from './journal-boundary.ts';
 import { finish, submitJob, waitJob, type RunContext } from './job-run.ts';
 import { mapReferences, placeholderFor, readJob, type JobReading, type ReadJob } from './jobs.ts';
-import { directoryOf, openFileJournal, readJsonLines, resolvePath } from './node-files.ts';
+import { directoryOf, openFileJournal, readJsonLines, removePartialFiles, resolvePath } from './node-files.ts';
 import type { BatchPorts } from './ports.ts';
 import { invalidLine, isFinal, jobLine } from './results.ts';
 import { resolveBatchOptions } from './settings.ts';
@@ -215,12 +215,16 @@ function deliveredEntry(result: BatchResult): BatchJournalEntry {
 
 /**
  * Take up what the journal says, before reading any job: waits on what was submitted, result
- * lines not yet handed over, `unknown` for a submission sent with no answer. Returns the ids
+ * lines not yet handed over, `unknown` for a submission sent with no answer (and, with
+ * `download`, the partial files a stopped run left for the jobs waited on again). Returns the ids
  * the reading of the jobs skips (what is not to be submitted again).
  */
 async function resume(context: RunContext, entries: readonly BatchJournalEntry[], track: (work: Promise<void>) => void): Promise<Set<string>> {
   const skip = new Set<string>();
   const again = context.settings.resubmitUnknown;
+  // A job waited on again may have been downloading when its run stopped.
+  const { download } = context.settings;
+  if (download !== undefined) await removePartialFiles(download, new Set(entries.filter((e) => e.state === 'submitted').map((e) => e.id)));
   for (const entry of entries) {
     const unknown = entry.result?.status === 'unknown' || entry.state === 'sending';
     if (entry.state === 'unsent' || (again && unknown)) continue;

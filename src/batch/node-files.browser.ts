@@ -29,6 +29,8 @@ export async function directoryOf(_file: string): Promise<string> {
   noFileSystem('jobs', 'a JSONL file of jobs');
 }
 
+export async function removePartialFiles(_directory: string, _ids: ReadonlySet<string>): Promise<void> {}
+
 export async function isFile(_file: string): Promise<boolean> {
   return false;
 }

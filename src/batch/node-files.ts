@@ -54,6 +54,26 @@ export async function* readJsonLines(file: string): AsyncGenerator<JsonLine[]> {
   if (last.length > 0) yield last;
 }
 
+/** A partial download as downloads/node-targets.ts names it: `<stem>.<up to 8 of [0-9a-z]>.part`. */
+const PARTIAL = /^(.+)\.[0-9a-z]{1,8}\.part$/;
+
+/**
+ * Remove the partial downloads a stopped run left in `directory` for the jobs `ids` (`<id>` or
+ * `<id>-<k>` as its stem): a SIGKILL runs no cleanup, so the run that takes the jobs up again
+ * does, before its own downloads start. Anyone else's files stay; a file that cannot be removed
+ * is left (the download writes a new one of its own).
+ */
+export async function removePartialFiles(directory: string, ids: ReadonlySet<string>): Promise<void> {
+  if (ids.size === 0) return;
+  const fsp = (await importNode(NODE_FSP)) as Fsp;
+  const path = (await importNode(NODE_PATH)) as Path;
+  const names = await fsp.readdir(directory).catch(() => [] as string[]);
+  const ours = (stem: string) => ids.has(stem) || ids.has(stem.replace(/-\d+$/, ''));
+  await Promise.all(
+    names.filter((name) => ours(PARTIAL.exec(name)?.[1] ?? '')).map((name) => fsp.rm(path.join(directory, name), { force: true }).catch(() => {})),
+  );
+}
+
 /** `file` (a job's local path) resolved against `directory`, or the current directory. */
 export async function resolvePath(file: string, directory: string | undefined): Promise<string> {
   const path = (await importNode(NODE_PATH)) as Path;

@@ -1,6 +1,9 @@
 // The batch engine behind client.batch(): against the mock service in process (its fetch), on
 // fake time. Every job once, submissions journaled before they are sent, 429/503 storms,
 // refusals, unknowns, invalid jobs, abort and resume.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { InsufficientBalanceError, OmniMedia, OmniMediaError, ValidationError } from 'omnimedia';
 import { MemoryBatchJournal, type BatchJournal, type BatchJournalEntry } from 'omnimedia/coordination';
@@ -235,6 +238,25 @@ describe('client.batch()', () => {
     const second = await run([image('slow')], { journal });
     expect(second.lines.map((l) => [l.status, l.task_id])).toEqual([['completed', first.lines[0]?.task_id]]);
     expect(accepted()).toHaveLength(1);
+  });
+
+  // A SIGKILL during a download leaves its `.part` file (nothing runs at a kill): the run that
+  // resumes the job removes it. Seen in CI: `gen-2.x5tymkdi.part` left in the CLI's files/.
+  it("a resumed job's download first removes the partial files a killed run left for it, and nobody else's", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'omnimedia-batch-parts-'));
+    try {
+      const { task_id } = await client.images.generate({ model: 'omni-image', prompt: 'a picture of a' });
+      const journal = new MemoryBatchJournal();
+      journal.write({ id: 'a', state: 'submitted', at: Date.now(), op: 'images.generate', task_id });
+      const left = ['a.k3j4h5g6.part', 'a-1.zz9yy8xx.part', 'ab.q1w2e3r4.part', 'notes.abcdef12.part', 'a.txt'];
+      for (const name of left) await writeFile(join(dir, name), 'partial');
+      const { lines } = await run([image('a')], { journal, download: dir });
+      expect(lines).toMatchObject([{ id: 'a', status: 'completed' }]);
+      expect((await readdir(dir)).sort()).toEqual(['a.png', 'a.txt', 'ab.q1w2e3r4.part', 'notes.abcdef12.part']);
+      expect(accepted()).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a local file where a file goes is uploaded once for all the jobs that name it', async () => {
