@@ -85,8 +85,9 @@ describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes
     for (const page of [...onA, ...onB]) expect(page.heard.at(-1)?.status).toBe('completed');
     // B's streams: every status after the first (processing, heard from A's watch), not only the end.
     for (const page of onB) {
-      // At once, from what A's watch published (kept on Redis): B reads nothing (DESIGN: within 2 s).
-      expect(page.heard[0]!.at - page.opened).toBeLessThan(500);
+      // From what A's watch published (kept on Redis): B reads nothing; the DESIGN's bound is 2 s
+      // (at once on an idle machine: this is the contract, not a stopwatch).
+      expect(page.heard[0]!.at - page.opened).toBeLessThan(2_000);
       expect(page.heard.map((h) => h.status)).toContain('processing');
     }
     // One waiter's queries (a read at once, then 2.5 s gaps: 4 s of task) and one more at most.
