@@ -7,6 +7,7 @@ import { createCluster } from 'redis';
 import { Cluster } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
+import { expectOutagePairs } from '../helpers/outage-warnings.ts';
 import { CLUSTER_AVAILABLE, RedisCluster, keySlot } from '../helpers/redis-cluster.ts';
 import { startProxy, startRecorder } from '../proxy/helpers.ts';
 
@@ -301,11 +302,10 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
     const resumed = Date.now();
     recording = false;
     await recorder;
-    // One warning when it went, one line when it came back: not a line per command.
-    for (const x of [a, b, c]) {
-      expect(x.warnings, x.warnings.join('\n')).toHaveLength(2);
-      expect(x.warnings[0]).toMatch(/Redis is unavailable/);
-    }
+    // One warning when it went, one line when it came back: not a line per command. (In a CI run
+    // an instance logged two pairs in one failover: a probe answered, a command after it missed
+    // its 300 ms again.)
+    for (const x of [a, b, c]) expectOutagePairs(x.warnings, 2);
     // Every record that resolved is on the journal (a replica had it, or it was written again).
     await until(async () => new Set((await b.coordination.journal.list()).map((e) => e.task_id)).size >= acknowledged.length, 10_000, 'the journal complete');
     const listed = new Set((await b.coordination.journal.list()).map((e) => e.task_id));

@@ -1,0 +1,13 @@
+// What a coordination's logger says of outages: one warning when Redis goes, one line when it
+// is back, never one per call. On a loaded machine (or while a cluster fails over) a command
+// just after the return may miss its timeout again: a second outage, with its own pair.
+import { expect } from 'vitest';
+
+/** `warnings` are pairs (unavailable, then back), at most `outages` of them. */
+export function expectOutagePairs(warnings: readonly string[], outages: number): void {
+  const text = warnings.join('\n');
+  expect(warnings.length % 2, text).toBe(0);
+  warnings.forEach((warning, i) => expect(warning, text).toMatch(i % 2 ? /Redis is back/ : /Redis is unavailable/));
+  expect(warnings.length, text).toBeGreaterThanOrEqual(2);
+  expect(warnings.length, text).toBeLessThanOrEqual(2 * outages);
+}
