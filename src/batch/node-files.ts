@@ -5,7 +5,6 @@
  * node-files.browser.ts instead (see tsup.config.ts), where a path is a `ValidationError`.
  */
 import type { BatchJournal, BatchJournalEntry } from '../coordination/batch-journal.ts';
-import { partialStem } from '../downloads/node-targets.ts';
 
 const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
 const NODE_FS = 'node:fs';
@@ -55,6 +54,9 @@ export async function* readJsonLines(file: string): AsyncGenerator<JsonLine[]> {
   if (last.length > 0) yield last;
 }
 
+/** A partial download as downloads/node-targets.ts names it: `<stem>.<up to 8 of [0-9a-z]>.part`. */
+const PARTIAL = /^(.+)\.[0-9a-z]{1,8}\.part$/;
+
 /**
  * Remove the partial downloads a stopped run left in `directory` for the jobs `ids` (`<id>` or
  * `<id>-<k>` as its stem): a SIGKILL runs no cleanup, so the run that takes the jobs up again
@@ -68,7 +70,7 @@ export async function removePartialFiles(directory: string, ids: ReadonlySet<str
   const names = await fsp.readdir(directory).catch(() => [] as string[]);
   const ours = (stem: string) => ids.has(stem) || ids.has(stem.replace(/-\d+$/, ''));
   await Promise.all(
-    names.filter((name) => ours(partialStem(name) ?? '')).map((name) => fsp.rm(path.join(directory, name), { force: true }).catch(() => {})),
+    names.filter((name) => ours(PARTIAL.exec(name)?.[1] ?? '')).map((name) => fsp.rm(path.join(directory, name), { force: true }).catch(() => {})),
   );
 }
 

@@ -1,6 +1,6 @@
 // node:http and node:crypto are loaded when the server starts, not with the CLI: an ES import of
-// node:http reads its lazy exports (WebSocket...), which load undici: 12 MiB more RSS for every
-// command (`omnimedia --version` 62 MiB, 50 without).
+// node:http reads its lazy exports (WebSocket...), which load undici: +17 MiB of RSS for every
+// command (`omnimedia --version` 62 MiB, 46 without).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

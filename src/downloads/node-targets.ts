@@ -94,12 +94,6 @@ export async function toNodeWritable(body: ReadableStream<Uint8Array>, to: NodeW
 /** Files written beside their targets, to be put in place together (a task's outputs: all or none). */
 export type Staged = [partial: string, target: string][];
 
-/** The temporary name a download to `stem` is written under: `<stem>.<8 of [0-9a-z]>.part`. */
-const partialName = (stem: string) => `${stem}.${Math.random().toString(36).slice(2, 10)}.part`;
-
-/** The stem of `name` when it is a partial download's (see `partialName`), else `undefined`. */
-export const partialStem = (name: string): string | undefined => /^(.+)\.[0-9a-z]{1,8}\.part$/.exec(name)?.[1];
-
 /**
  * Stream `body` to its target; resolves with the path. Written beside the target as
  * `<name>.<random>.part` and put in place at the end (see `place`): a failed download leaves
@@ -110,7 +104,7 @@ export async function toPath(body: ReadableStream<Uint8Array>, target: PathTarge
   const { fs, fsp, path, Readable, pipeline } = await node();
   const stem = 'file' in target ? target.file : path.join(target.directory, target.base);
   await fsp.mkdir(path.dirname(stem), { recursive: true });
-  const partial = partialName(stem);
+  const partial = `${stem}.${Math.random().toString(36).slice(2, 10)}.part`;
   let final: string;
   try {
     await pipeline(Readable.fromWeb(body), fs.createWriteStream(partial, { flags: 'wx' }));

@@ -170,12 +170,13 @@ export class FleetEvents implements TaskEventBus {
         // The first ping goes at the next beat.
         this.#beats = 0;
       },
-      (error: unknown) => {
-        subscription.close();
-        if (this.#subscription === subscription) this.#subscription = undefined;
-        this.#ports.outage.fail(error);
-      },
+      () => {},
     );
+    ready.catch((error: unknown) => {
+      subscription.close();
+      if (this.#subscription === subscription) this.#subscription = undefined;
+      this.#ports.outage.fail(error);
+    });
   }
 
   /** Sharded pub/sub on a cluster whose servers have it; classic otherwise. Every instance decides alike. */

@@ -50,10 +50,6 @@ export interface InstanceMessage {
   message?: string;
 }
 
-/** What `instances` logged (warnings), each line prefixed with the instance's index: for a failure's message. */
-export const logLines = (instances: readonly FleetInstance[]): string =>
-  instances.flatMap((instance, n) => instance.messages.filter((m) => m.event === 'log').map((m) => `${n}: ${m.message}`)).join('\n');
-
 /**
  * Wait options for a wait by id that queries once, at once, and not again for a minute (past
  * every test's end): such a wait that ends proves another instance's news reached it.

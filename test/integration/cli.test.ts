@@ -189,7 +189,7 @@ describe('the built CLI against the mock service', () => {
   });
 
   // An ES import of node:http reads its lazy exports (WebSocket...), which load undici: every
-  // command took 12 MiB more RSS (`omnimedia --version`: 62 MiB, 50 without). Only `mcp --http` needs it.
+  // command took 17 MiB more RSS (`omnimedia --version`: 62 MiB, 50 without). Only `mcp --http` needs it.
   it('a command that sends nothing loads neither node:http nor undici', async () => {
     const jobs = join(dir, 'no-http.jsonl');
     await writeFile(jobs, `${JSON.stringify({ id: 'a', op: 'images.generate', params: { model: 'omni-image', prompt: 'x' } })}\n`);

@@ -5,7 +5,7 @@
 // by side: they mostly wait on real time (one file per client was ~38 s, the suite's longest). Real time: processes, sockets
 // and Redis are the subject here.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, FleetInstance, logLines, NEXT_QUERY_IN_A_MINUTE, peakOfRequests, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
+import { eventually, FleetInstance, NEXT_QUERY_IN_A_MINUTE, peakOfRequests, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 import type { MockServer, MockService } from 'omnimedia/testing';
 
@@ -80,7 +80,8 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       expect(answers.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
       for (const answer of answers) expect(answer.status === 200 || (answer.status === 503 && answer.headers.get('retry-after') === '5'), String(answer.status)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask')), logLines(three)).toHaveLength(1);
+      const logs = three.flatMap((i, n) => i.messages.filter((m) => m.event === 'log').map((m) => `${n}: ${m.message}`));
+      expect(three.flatMap((i) => i.messages.filter((m) => m.event === 'onTask')), logs.join('\n')).toHaveLength(1);
     }, 60_000);
 
     test('sharing')('three instances waiting on the same 100 tasks send at most 1.5 times the queries of one', async () => {
@@ -108,8 +109,9 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       const perTask = new Map<string, number>();
       for (const query of queries) perTask.set(query.path, (perTask.get(query.path) ?? 0) + 1);
       const histogram = [...perTask.values()].reduce<Record<number, number>>((h, n) => ({ ...h, [n]: (h[n] ?? 0) + 1 }), {});
+      const logs = three.flatMap((i, n) => i.messages.filter((m) => m.event === 'log').map((m) => `${n}: ${m.message}`));
       // Unshared, each instance would query each task: 300.
-      expect(queries.length, `queries per task: ${JSON.stringify(histogram)}\n${logLines(three)}`).toBeLessThanOrEqual(1.5 * one);
+      expect(queries.length, `queries per task: ${JSON.stringify(histogram)}\n${logs.join('\n')}`).toBeLessThanOrEqual(1.5 * one);
     }, 120_000);
 
     test('limits')(`three instances × ${SOAK_WAITS} waits under a fleet cap of 20/s never exceed it at the service in any second`, async () => {
