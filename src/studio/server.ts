@@ -160,6 +160,8 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       }
       const missing = guard.credential(req.headers);
       if (missing) return answer(res, missing.status, missing.message, 'text/plain; charset=utf-8', missing.status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+      // The browser asks for an icon by itself; the studio has none.
+      if (url.pathname === '/favicon.ico') return answer(res, 204, '');
       const asset = ASSETS[url.pathname];
       if (asset && method === 'GET')
         return answer(res, 200, (assets.get(asset.file) as Buffer).toString('utf8'), asset.type, asset.file === 'index.html' ? { 'content-security-policy': PAGE_POLICY } : {});
