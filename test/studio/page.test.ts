@@ -90,6 +90,49 @@ describe('the studio page', () => {
     await page.close();
   }, 90_000);
 
+  it('generates a video with live progress from the events route (statuses seen as they came, no task query from the page), playable in the card', async () => {
+    const mock = studio.mock as MockServer;
+    mock.mock.clearRequests();
+    const { page, requests, errors } = await open(studio);
+    await page.getByLabel('Generate video').check();
+    await page.getByLabel('Prompt').fill('a paper boat on a river');
+    await page.getByLabel('Seconds').selectOption('4');
+    await page.getByLabel('Aspect ratio').selectOption('9:16');
+    // Every status the card shows, as it shows it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => {
+        for (const article of document.querySelectorAll('article[data-status]')) {
+          const status = `${article.getAttribute('data-task')}:${article.getAttribute('data-status')}`;
+          if (seen.at(-1) !== status) seen.push(status);
+        }
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    });
+    await page.getByRole('button', { name: 'Generate' }).click();
+    const article = page.locator('article[data-task^="task_"][data-status]').first();
+    await article.waitFor();
+    const taskId = (await article.getAttribute('data-task')) as string;
+    await page.locator(`article[data-task="${taskId}"][data-status="completed"] video`).waitFor({ timeout: 30_000 });
+    const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).filter((s) => s.startsWith(taskId)).map((s) => s.slice(taskId.length + 1));
+    expect(seen.at(-1)).toBe('completed');
+    expect(seen).toContain('processing');
+    const video = await page.locator(`article[data-task="${taskId}"] video`).evaluate(
+      (element: HTMLVideoElement) =>
+        new Promise<{ duration: number; width: number }>((resolve) => {
+          const done = () => resolve({ duration: element.duration, width: element.videoWidth });
+          if (element.readyState >= 1) done();
+          else element.addEventListener('loadedmetadata', done, { once: true });
+        }),
+    );
+    expect(video.duration).toBeGreaterThan(0);
+    expect(video.width).toBe(256);
+    expect(requests.filter((r) => r.startsWith(`GET /api/omnimedia/v1/tasks/${taskId}`))).toEqual([`GET /api/omnimedia/v1/tasks/${taskId}/events`]);
+    expect(mock.mock.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it("refuses invalid parameters in the page with the rules' own messages, and sends nothing", async () => {
     const mock = studio.mock as MockServer;
     mock.mock.clearRequests();
