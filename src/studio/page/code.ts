@@ -82,6 +82,12 @@ export function cliOf(op: StudioOperation, params: Record<string, unknown>, targ
   return `${env}${words.join(' ')}`;
 }
 
+/** The command that runs a file of such lines (saved as `jobs.jsonl`), resumable, into `results/`. */
+export function batchCommandOf(target: CodeTarget): string {
+  const env = target.baseURL ? `OMNIMEDIA_BASE_URL=${shellWord(target.baseURL)} OMNIMEDIA_API_KEY=${MOCK_KEY} ` : '';
+  return `${env}npx omnimedia batch jobs.jsonl --out results --download`;
+}
+
 /** One line of `omnimedia batch` (DESIGN 14): the job's id, its operation and the body as params. */
 export function batchLineOf(id: string, op: StudioOperation, params: Record<string, unknown>): string {
   return JSON.stringify({ id, op, params });

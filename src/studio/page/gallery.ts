@@ -8,7 +8,7 @@ import { createElement as h, useEffect, useState, type ReactNode } from 'react';
 import type { TaskResult } from 'omnimedia';
 import { useTask } from 'omnimedia/react';
 import type { StudioJob } from '../journal.ts';
-import { batchLineOf, cliOf, typescriptOf, type CodeTarget } from './code.ts';
+import { batchCommandOf, batchLineOf, cliOf, typescriptOf, type CodeTarget } from './code.ts';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'canceled', 'expired']);
 
@@ -121,6 +121,7 @@ export function Card({ job, target, onRunAgain }: CardProps): ReactNode {
       h(Copy, { label: 'TypeScript', id: `${name}-ts`, text: typescriptOf(job.op, job.params, target) }),
       h(Copy, { label: 'CLI', id: `${name}-cli`, text: cliOf(job.op, job.params, target) }),
       h(Copy, { label: 'Batch JSONL', id: `${name}-jsonl`, text: batchLineOf(job.id, job.op, job.params) }),
+      h(Copy, { label: 'Batch command', id: `${name}-batch`, text: batchCommandOf(target) }),
     ),
   );
 }
