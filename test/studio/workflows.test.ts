@@ -124,7 +124,7 @@ describe('the studio workflows', () => {
     const taskId = await submitAndFinish();
     const card = page.locator(`article[data-task="${taskId}"]`);
     await card.getByText('Copy as code').click();
-    const [ts, cli, jsonl, batch] = await Promise.all(['TypeScript', 'CLI', 'Batch JSONL', 'Batch command'].map((label) => card.getByLabel(label, { exact: true }).inputValue()));
+    const [ts, cli, jsonl, batch] = (await Promise.all(['TypeScript', 'CLI', 'Batch JSONL', 'Batch command'].map((label) => card.getByLabel(label, { exact: true }).inputValue()))) as [string, string, string, string];
     // A shell whose `npx omnimedia` is this repository's CLI (from source), in a fresh directory.
     const work = join(dir, 'copied');
     const bin = join(work, 'bin');
