@@ -66,11 +66,11 @@ function parseLine(text: string): JournalLine | undefined {
 }
 
 /** Fold lines into jobs, in submission order. A job with a POST and no answer is `unknown` (read at start). */
-export function jobsOf(lines: readonly JournalLine[], inFlight: 'unknown' | 'submitting' = 'unknown'): StudioJob[] {
+export function jobsOf(lines: readonly JournalLine[]): StudioJob[] {
   const jobs = new Map<string, StudioJob>();
   for (const line of lines) {
     if (line.type === 'submitting') {
-      if (!jobs.has(line.id)) jobs.set(line.id, { id: line.id, op: line.op, params: line.params, submitted_at: line.at, state: inFlight });
+      if (!jobs.has(line.id)) jobs.set(line.id, { id: line.id, op: line.op, params: line.params, submitted_at: line.at, state: 'unknown' });
       continue;
     }
     const job = jobs.get(line.id);
@@ -109,6 +109,8 @@ export class StudioJournal {
   readonly #handle: FileHandle;
   readonly #lock: string;
   readonly #lines: JournalLine[];
+  /** Jobs whose POST is in flight in this process (their answer not journaled yet). */
+  readonly #inFlight = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
 
   private constructor(dir: string, handle: FileHandle, lock: string, lines: JournalLine[]) {
@@ -123,10 +125,10 @@ export class StudioJournal {
    * is refused, naming the first (its pid, host and URL); a lock left by a process gone from
    * this host is taken over, with `warn` saying so.
    */
-  static async open(dir: string, owner: { url?: string; warn: (message: string) => void }): Promise<StudioJournal> {
+  static async open(dir: string, owner: { warn: (message: string) => void }): Promise<StudioJournal> {
     await mkdir(join(dir, 'results'), { recursive: true });
     const lock = join(dir, 'studio.lock');
-    const me: LockOwner = { pid: process.pid, host: hostname(), ...(owner.url ? { url: owner.url } : {}) };
+    const me: LockOwner = { pid: process.pid, host: hostname() };
     for (let tries = 0; ; tries++) {
       try {
         await writeFile(lock, `${JSON.stringify(me)}\n`, { flag: 'wx' });
@@ -161,10 +163,8 @@ export class StudioJournal {
 
   /** Every job, in submission order; those in flight in this process are `submitting`. */
   jobs(): StudioJob[] {
-    return jobsOf(this.#lines, 'unknown').map((job) => (this.#inFlight.has(job.id) ? { ...job, state: 'submitting' } : job));
+    return jobsOf(this.#lines).map((job) => (this.#inFlight.has(job.id) ? { ...job, state: 'submitting' } : job));
   }
-
-  readonly #inFlight = new Set<string>();
 
   /** Append `line`; resolves once it is on disk. */
   write(line: JournalLine): Promise<void> {
@@ -178,6 +178,11 @@ export class StudioJournal {
     // A failed write fails its caller; the next one still runs.
     this.#queue = write.catch(() => {});
     return write;
+  }
+
+  /** Name the studio's address (never its token) in the lock, for a second studio's refusal. */
+  async announce(url: string): Promise<void> {
+    await writeFile(this.#lock, `${JSON.stringify({ pid: process.pid, host: hostname(), url } satisfies LockOwner)}\n`);
   }
 
   /** Wait for the queued writes, close the file and give up the lock. */

@@ -189,8 +189,9 @@ export async function startStudio(options: StudioOptions): Promise<RunningStudio
       server.listen(port, '127.0.0.1', () => done());
     });
     port = (server.address() as AddressInfo).port;
-    jobs.resume();
     const origin = `http://127.0.0.1:${port}`;
+    await journal.announce(origin);
+    jobs.resume();
     return {
       url: `${origin}/?token=${token}`,
       origin,

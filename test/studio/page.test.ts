@@ -51,6 +51,18 @@ async function mockOutputs(mock: MockServer, taskId: string): Promise<Buffer[]> 
 
 const card = (page: Page, taskId: string) => page.locator(`article[data-task="${taskId}"]`);
 
+/** Click Generate; the task id of the card it adds (the gallery may hold earlier ones). */
+async function generate(page: Page): Promise<string> {
+  const known = await page.locator('article[data-task]').evaluateAll((cards) => cards.map((c) => c.getAttribute('data-task')));
+  await page.getByRole('button', { name: 'Generate' }).click();
+  const added = await page.waitForFunction(
+    (before) => [...document.querySelectorAll('article[data-task^="task_"]')].map((c) => c.getAttribute('data-task')).find((id) => !before.includes(id)),
+    known,
+    { timeout: 30_000 },
+  );
+  return (await added.jsonValue()) as string;
+}
+
 describe('the studio page', () => {
   it('generates images through the form: the gallery shows their real pixels (natural size, bytes as the mock made them), followed on the events route, and downloads them', async () => {
     const mock = studio.mock as MockServer;
@@ -60,10 +72,7 @@ describe('the studio page', () => {
     await page.getByLabel('Size').fill('1536x1024');
     await page.getByLabel('Number of images (n)').fill('2');
     await page.getByLabel('Quality').selectOption('high');
-    await page.getByRole('button', { name: 'Generate' }).click();
-    const article = page.locator('article[data-task^="task_"]').first();
-    await article.waitFor();
-    const taskId = (await article.getAttribute('data-task')) as string;
+    const taskId = await generate(page);
     await card(page, taskId).locator('[data-status="completed"], .status:text("completed")').first().waitFor({ timeout: 30_000 });
     await page.waitForFunction((id) => {
       const images = [...document.querySelectorAll<HTMLImageElement>(`article[data-task="${id}"] img`)];
@@ -109,10 +118,7 @@ describe('the studio page', () => {
         }
       }).observe(document.body, { subtree: true, childList: true, attributes: true });
     });
-    await page.getByRole('button', { name: 'Generate' }).click();
-    const article = page.locator('article[data-task^="task_"][data-status]').first();
-    await article.waitFor();
-    const taskId = (await article.getAttribute('data-task')) as string;
+    const taskId = await generate(page);
     await page.locator(`article[data-task="${taskId}"][data-status="completed"] video`).waitFor({ timeout: 30_000 });
     const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).filter((s) => s.startsWith(taskId)).map((s) => s.slice(taskId.length + 1));
     expect(seen.at(-1)).toBe('completed');

@@ -2,6 +2,7 @@
 // the proxy (0 requests to the service), the token's cookie, files only by name from the
 // journal, and no answer carrying the key.
 import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
@@ -144,6 +145,6 @@ describe('the studio server', () => {
   });
 
   it('one studio per DIR: a second one refuses at start, naming the first', async () => {
-    await expect(startStudio({ dir, apiKey: KEY, baseURL: service.url, assetsDir: await builtPage(), warn: () => {} })).rejects.toThrow(new RegExp(`in use by another studio \\(pid ${process.pid}`));
+    await expect(startStudio({ dir, apiKey: KEY, baseURL: service.url, assetsDir: await builtPage(), warn: () => {} })).rejects.toThrow(`in use by another studio (pid ${process.pid} on ${hostname()}, ${studio.origin})`);
   });
 });
