@@ -142,8 +142,10 @@ export default defineConfig([
     platform: 'node',
     target: 'node22',
     sourcemap: true,
-    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs.
-    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', /^@modelcontextprotocol\/sdk(\/|$)/],
+    // `omnimedia mcp` loads omnimedia/mcp and the MCP SDK only when it runs; `omnimedia studio`
+    // its server (src/studio/, a chunk of the bin) on omnimedia/proxy, and its page is built by
+    // scripts/build-studio.ts into dist/studio/.
+    external: ['omnimedia', 'omnimedia/testing', 'omnimedia/mcp', 'omnimedia/proxy', /^@modelcontextprotocol\/sdk(\/|$)/],
     esbuildPlugins: [errorsFromMainEntry],
   },
 ]);

@@ -59,7 +59,12 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
   // into its bin, the option checker, the reading of the service's times and the terminal-safe
   // printer (pure modules: one copy of each rule; errors stay the main entry's, tsup.config.ts).
-  cli: ['option-checks', 'schemas', 'internal'],
+  // studio/: loaded by `omnimedia studio` only (import()), bundled into the bin's own chunk.
+  cli: ['option-checks', 'schemas', 'internal', 'studio'],
+  // The studio (`npx omnimedia studio`): its server on the package's public entries by name
+  // ('omnimedia', 'omnimedia/proxy', 'omnimedia/testing'); its page (studio/page/, bundled at
+  // build time) on 'omnimedia', 'omnimedia/react' and the spec's constants and rules (schemas/).
+  studio: ['schemas'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
   // omnimedia/react: useTask on the public task client ('omnimedia/tasks' by its package name).
@@ -187,8 +192,17 @@ describe('architecture', () => {
     expect([...new Set(importers.map(layerOf))]).toEqual(['bullmq']);
   });
 
-  it('only omnimedia/react imports react, and it reaches the client by the package’s name', () => {
-    const importers = files.filter((file) => specifiers(file).some((s) => s === 'react' || s.startsWith('react/') || s.startsWith('react-dom')));
+  it('the studio uses the package by its public entries: its server on node:*, the client, the proxy and the mock; its page on the client and omnimedia/react', () => {
+    const studio = files.filter((file) => layerOf(file) === 'studio');
+    const outside = (file: string) => [...new Set(specifiers(file).filter((s) => !s.startsWith('.') && !s.startsWith('node:')))];
+    const page = studio.filter((file) => file.includes('/studio/page/'));
+    expect([...new Set(studio.filter((file) => !page.includes(file)).flatMap(outside))].sort()).toEqual(['omnimedia', 'omnimedia/proxy', 'omnimedia/testing']);
+    expect([...new Set(page.flatMap(outside))].sort()).toEqual(['omnimedia', 'omnimedia/react', 'omnimedia/tasks', 'react', 'react-dom/client']);
+    expect(page.flatMap(specifiers).filter((s) => s.startsWith('node:'))).toEqual([]);
+  });
+
+  it('only omnimedia/react imports react (and the studio’s page, bundled at build time), and it reaches the client by the package’s name', () => {
+    const importers = files.filter((file) => !file.includes('/studio/page/') && specifiers(file).some((s) => s === 'react' || s.startsWith('react/') || s.startsWith('react-dom')));
     expect([...new Set(importers.map(layerOf))]).toEqual(['react']);
     const react = files.filter((file) => layerOf(file) === 'react');
     expect([...new Set(react.flatMap(specifiers).filter((s) => !s.startsWith('.')))].sort()).toEqual(['omnimedia/tasks', 'react']);

@@ -23,6 +23,7 @@ Commands:
   batch             Run a JSONL file of jobs, resumable without paying twice
   mock              Run the mock service locally (no key, no network)
   mcp               Run an MCP server for AI agents (stdio, or --http)
+  studio            A local web app: prompts, parameters, results (--mock: no key)
 
 Every command takes --help, with examples. Submissions take --wait (live progress on
 stderr), --out DIR (download the results) and --json (only JSON on stdout).

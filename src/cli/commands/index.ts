@@ -3,11 +3,12 @@ import type { Command } from './command.ts';
 import { imagesEdit, imagesGenerate } from './images.ts';
 import { mcp } from './mcp.ts';
 import { mock } from './mock.ts';
+import { studio } from './studio.ts';
 import { tasksGet, tasksWait } from './tasks.ts';
 import { uploadsImage, uploadsVideo } from './uploads.ts';
 import { videosEdit, videosGenerate } from './videos.ts';
 
-/** Every command, by group and action (`mock` and `mcp` have none). */
+/** Every command, by group and action (`mock`, `mcp` and `studio` have none). */
 export const COMMANDS: Record<string, Record<string, Command> | Command> = {
   images: { generate: imagesGenerate, edit: imagesEdit },
   videos: { generate: videosGenerate, edit: videosEdit },
@@ -16,6 +17,7 @@ export const COMMANDS: Record<string, Record<string, Command> | Command> = {
   batch,
   mock,
   mcp,
+  studio,
 };
 
 export type { Command } from './command.ts';
