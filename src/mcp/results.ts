@@ -16,6 +16,7 @@ import {
 import { errorText } from '../internal/error-text.ts';
 import { sniffMediaType } from '../schemas/sniff.ts';
 import type { Scrub } from './redaction.ts';
+import { CallCancelled } from './tool-call.ts';
 
 /** Images embedded in a result are at most this size: a bigger one is linked only. */
 export const MAX_EMBEDDED_IMAGE_BYTES = 1024 * 1024;
@@ -125,6 +126,7 @@ function taskIdOf(error: unknown): string | undefined {
  * when there is one, and what to do. `task`: the last task seen, for `structuredContent`.
  */
 export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult): CallToolResult {
+  if (error instanceof CallCancelled) return cancelledResult(error, scrub, task);
   const name = error instanceof OmniMediaError ? error.name : 'Error';
   const lines = [`${name}: ${errorText(error)}`];
   const record: Record<string, unknown> = { name, message: errorText(error) };
@@ -146,4 +148,19 @@ export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult): Ca
     lines.push('The task may still be running: call get_task with its task_id to follow it; do not submit it again.');
   if (error instanceof TaskFailedError && isFailureStatus(error.task.status)) record.task = error.task;
   return scrub({ content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { error: record }, isError: true });
+}
+
+/**
+ * A call that was cancelled: before its submission was sent (nothing submitted, nothing billed),
+ * or after (the task exists and runs on: its task_id, and how to follow it).
+ */
+function cancelledResult(error: CallCancelled, scrub: Scrub, task: TaskResult | undefined): CallToolResult {
+  const record: Record<string, unknown> = { name: 'Cancelled', message: error.message };
+  const line =
+    task === undefined
+      ? `Cancelled (${error.message}) before the submission was sent: nothing was submitted, nothing is billed.`
+      : `Cancelled (${error.message}) after the submission was sent: task_id ${task.task_id} exists and runs on (the service has no cancel; it is billed). ` +
+        `Call get_task with {"task_id": "${task.task_id}"} to follow it; do not submit it again.`;
+  if (task !== undefined) record.task_id = task.task_id;
+  return scrub({ content: [{ type: 'text', text: line }], structuredContent: { error: record }, isError: true });
 }

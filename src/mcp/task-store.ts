@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isTerminal, type CreateTaskOptions, type TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
-import { requestKey } from './jobs.ts';
+import { requestKey } from './tool-call.ts';
 
 /** How long a task is kept when the client asks for no `ttl`, and at most: 1 hour, 24 hours. */
 const DEFAULT_TTL_MS = 3_600_000;
@@ -19,8 +19,18 @@ interface Entry {
   /** Made for a call without task augmentation: the client never sees it (see createTask). */
   internal: boolean;
   expiry: ReturnType<typeof setTimeout> | undefined;
-  /** Called when the client cancels it. */
-  onCancel?: () => void;
+  /** The tool call feeding it: cancelled with it. */
+  owner?: TaskOwner;
+}
+
+/**
+ * What feeds an MCP task: `cancel` when the client cancels the task, and `settled` once what the
+ * call did after the cancel is stored (`settleCancelled`): a submission already sent by then
+ * still answers, and its task id is the agent's to know.
+ */
+export interface TaskOwner {
+  cancel(reason: string): void;
+  settled: Promise<void>;
 }
 
 /**
@@ -62,10 +72,21 @@ export class ServiceTaskStore implements TaskStore {
     return this.#entries.get(taskId)?.internal ?? false;
   }
 
-  /** Call `onCancel` when the client cancels the task. */
-  onCancel(taskId: string, onCancel: () => void): void {
+  /** The call that feeds the task (see {@link TaskOwner}). */
+  own(taskId: string, owner: TaskOwner): void {
     const entry = this.#entries.get(taskId);
-    if (entry) entry.onCancel = onCancel;
+    if (entry) entry.owner = owner;
+  }
+
+  /**
+   * The last word on a task the client cancelled: what its call did after the cancel (nothing
+   * submitted, or the task id of a submission already sent), as status message and result.
+   */
+  settleCancelled(taskId: string, statusMessage: string, result: Result): void {
+    const entry = this.#entries.get(taskId);
+    if (entry?.task.status !== 'cancelled') return;
+    entry.result = result;
+    entry.task = { ...entry.task, statusMessage, lastUpdatedAt: new Date().toISOString() };
   }
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
@@ -83,6 +104,8 @@ export class ServiceTaskStore implements TaskStore {
 
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const entry = this.#lookup(taskId, sessionId);
+    // A cancelled task's result is what its call did after the cancel: known once it settled.
+    if (entry && !entry.result && entry.task.status === 'cancelled') await entry.owner?.settled;
     if (!entry?.result) throw new Error(`Task ${taskId} has no result`);
     // An internal task's result is read once, by the call it was made for.
     if (entry.internal) this.#delete(entry);
@@ -94,7 +117,7 @@ export class ServiceTaskStore implements TaskStore {
     if (!entry) throw new Error(`Task ${taskId} not found`);
     if (isTerminal(entry.task.status)) throw new Error(`Task ${taskId} has ended (${entry.task.status})`);
     this.#update(entry, status, statusMessage);
-    if (status === 'cancelled') entry.onCancel?.();
+    if (status === 'cancelled') entry.owner?.cancel('the MCP task was cancelled');
   }
 
   async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
