@@ -8,6 +8,7 @@ import type { JsonSchema } from '../schemas/rules.ts';
 import { LocalFiles } from './local-files.ts';
 import { resolveMcpOptions, type McpServerOptions, type McpSettings } from './options.ts';
 import { keyScrubber } from './redaction.ts';
+import { RenderBudget } from './render-budget.ts';
 import { completedResult, errorResult, runningResult, type ResultContext } from './results.ts';
 import { prepareSubmission } from './submit.ts';
 import { ServiceTaskStore } from './task-store.ts';
@@ -78,8 +79,14 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
   );
   const tools = toolDefinitions(settings);
-  const render = (outcome: Outcome): Promise<CallToolResult> | CallToolResult =>
-    'error' in outcome ? errorResult(outcome.error, scrub, outcome.task) : completedResult(outcome.task, results);
+  /** An outcome as a tool result, rendered within `budget` (ended here). */
+  const render = async (outcome: Outcome, budget: RenderBudget): Promise<CallToolResult> => {
+    try {
+      return 'error' in outcome ? errorResult(outcome.error, scrub, outcome.task) : await completedResult(outcome.task, results, budget);
+    } finally {
+      budget.end();
+    }
+  };
 
   /** A notification per status change to the request's progress token, if it gave one. */
   const progressOf = (extra: Extra, mcpTaskId?: string) => {
@@ -111,14 +118,15 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     const onAbort = () => call.cancel('the request was cancelled');
     if (cancels) extra.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      if (!(await call.accepted.then(() => true, () => false))) return await render(await call.done);
+      const budget = () => call.budget(since + waitMs, waitMs);
+      if (!(await call.accepted.then(() => true, () => false))) return await render(await call.done, budget());
       const stop = new Promise<undefined>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, since + waitMs - Date.now()));
         cancel = () => clearTimeout(timer);
         extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
       });
       const outcome = await Promise.race([call.done, stop]);
-      if (outcome) return await render(outcome);
+      if (outcome) return await render(outcome, budget());
       return runningResult(call.latest as TaskResult, Date.now() - since, scrub);
     } finally {
       cancel();
@@ -139,7 +147,7 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     const off = call.onChange(update);
     const settled = call.done.then(async (outcome) => {
       off();
-      const result = await render(outcome);
+      const result = await render(outcome, call.budget(Date.now() + waitMs, waitMs));
       // A task the client cancelled keeps its status; its message and result say what the call did after the cancel.
       if (call.cancelled) return store.settleCancelled(taskId, textOfResult(result), result);
       await extra.taskStore.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
@@ -198,7 +206,7 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
               return error.lastTask ?? (await client.tasks.retrieve(taskId as string, { signal: extra.signal }));
             })
           : await client.tasks.retrieve(taskId as string, { signal: extra.signal });
-        if (isSuccessStatus(task.status)) return await completedResult(task, results);
+        if (isSuccessStatus(task.status)) return await render({ task }, new RenderBudget(extra.signal, since + waitMs, waitMs));
         if (isTerminalStatus(task.status)) return errorResult(new TaskFailedError(task), scrub, task);
         return runningResult(task, Date.now() - since, scrub);
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { TaskPromise, TaskResult, TaskSubmission } from 'omnimedia';
 import { BoundedMap } from '../internal/bounded-map.ts';
+import { RenderBudget } from './render-budget.ts';
 
 /** How a call's task ended: the finished task, or the error (with the last task seen, if any). */
 export type Outcome = { task: TaskResult } | { error: unknown; task: TaskResult | undefined };
@@ -92,6 +93,11 @@ export class ToolCall {
   /** How it ended, once it has. */
   get outcome(): Outcome | undefined {
     return this.#outcome;
+  }
+
+  /** What rendering its result may spend: the images, and the time until `deadline` (epoch ms); under the call's signal. */
+  budget(deadline: number, waitMs: number): RenderBudget {
+    return new RenderBudget(this.signal, deadline, waitMs);
   }
 
   /** Stop what is not yet sent, and the wait (see the class). */

@@ -134,3 +134,26 @@ export async function mcpOn(service: HostileService, options: { server?: Omit<Mc
     },
   };
 }
+
+/**
+ * Serve `size` bytes that start with `head` (a real file's first bytes, so the type is sniffed),
+ * with or without Content-Length, as fast as the socket takes them; resolves with the bytes
+ * written when the body ended or the client left.
+ */
+export function serveBytes(res: ServerResponse, size: number, head: Uint8Array, options: { contentLength?: boolean; contentType?: string } = {}): Promise<number> {
+  res.writeHead(200, { 'content-type': options.contentType ?? 'image/png', ...(options.contentLength === false ? {} : { 'content-length': String(size) }) });
+  const chunk = new Uint8Array(64 * 1024);
+  let written = 0;
+  return new Promise((resolve) => {
+    res.on('close', () => resolve(written));
+    const pump = () => {
+      while (!res.destroyed && written < size) {
+        const piece = written === 0 ? Buffer.concat([head, chunk]).subarray(0, Math.min(size, chunk.length)) : chunk.subarray(0, Math.min(chunk.length, size - written));
+        written += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end();
+    };
+    pump();
+  });
+}
