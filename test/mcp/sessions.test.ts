@@ -1,0 +1,56 @@
+// `omnimedia mcp --http`'s sessions: the MCP SDK client's close() sends no DELETE, so a session
+// ends when it goes idle (nothing open, nothing asked for the idle time), and the cap of 100
+// counts live sessions only: connect/close cycles past the cap are all served.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OmniMedia } from 'omnimedia';
+import { createMcpServer } from 'omnimedia/mcp';
+import { serveMcpHttp, type McpHttp } from '../../src/cli/mcp-http.ts';
+import { TOKEN } from './helpers.ts';
+
+let http: McpHttp | undefined;
+afterEach(async () => {
+  await http?.close();
+});
+
+const client = new OmniMedia({ apiKey: 'sk-sessions', baseURL: 'http://127.0.0.1:9', logLevel: 'off' });
+const serve = (options: { sessionIdleMs?: number } = {}) => serveMcpHttp({ port: 0, token: TOKEN, createServer: () => createMcpServer({ client }), ...options });
+
+async function connect(url: string): Promise<Client> {
+  const mcp = new Client({ name: 'sessions-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  return mcp;
+}
+
+describe('--http sessions', () => {
+  it('120 connect/close cycles of the MCP SDK client (no DELETE), past the cap of 100: every one served', async () => {
+    http = await serve();
+    for (let i = 0; i < 120; i++) {
+      const mcp = await connect(http.url);
+      expect((await mcp.listTools()).tools).toHaveLength(6);
+      await mcp.close();
+    }
+  }, 120_000);
+
+  it('a session idle for the idle time is gone (404: start a new one); one in use stays', async () => {
+    http = await serve({ sessionIdleMs: 200 });
+    const idle = await connect(http.url);
+    const idleId = (idle.transport as StreamableHTTPClientTransport).sessionId!;
+    // A client that drops its stream and asks nothing more: idle.
+    await idle.close();
+    const ask = (sessionId: string) =>
+      fetch(http!.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      }).then(async (response) => (await response.body?.cancel(), response.status));
+    // Each ask is activity: asked less often than the idle time, the session is found gone.
+    await expect.poll(() => ask(idleId), { timeout: 10_000, interval: 1_000 }).toBe(404);
+    // A connected client keeps its stream open: live however long it says nothing.
+    const live = await connect(http.url);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await live.listTools()).tools).toHaveLength(6);
+    await live.close();
+  }, 30_000);
+});
