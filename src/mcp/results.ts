@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
+  APIConnectionError,
   APIError,
   OmniMediaError,
   TaskFailedError,
@@ -149,6 +150,14 @@ export function runningResult(task: TaskResult, waitedMs: number, scrub: Scrub):
   return scrub({ content: [textOf(line, task)], structuredContent: task as unknown as Record<string, unknown> });
 }
 
+/** The batch's words for a submission sent with no answer (`unknown`), and what a retry costs. */
+const LOST_ANSWER =
+  'The submission was sent and no answer was received: the task may exist, and be billed. ' +
+  'Submitting it again may pay twice: do not retry it unless the user accepts that.';
+
+/** A connection that failed once the submission was on its way (not one that never reached the service). */
+const isLostAnswer = (error: unknown): boolean => error instanceof APIConnectionError && !/: could not reach /.test(error.message);
+
 /** The task id an error carries, if any. */
 function taskIdOf(error: unknown): string | undefined {
   if (error instanceof TaskFailedError) return error.task.task_id;
@@ -159,9 +168,10 @@ function taskIdOf(error: unknown): string | undefined {
 /**
  * A tool's own failure as a tool result (`isError`): the error class, the fields and rules it
  * broke (a `ValidationError`: nothing was sent), the HTTP status and request id, the task id
- * when there is one, and what to do. `task`: the last task seen, for `structuredContent`.
+ * when there is one, and what to do. `task`: the last task seen, for `structuredContent`;
+ * `sent`: the submission was sent (a connection lost then may have left a billed task).
  */
-export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult): CallToolResult {
+export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult, sent = false): CallToolResult {
   if (error instanceof CallCancelled) return cancelledResult(error, scrub, task);
   const name = error instanceof OmniMediaError ? error.name : 'Error';
   const lines = [`${name}: ${errorText(error)}`];
@@ -183,6 +193,10 @@ export function errorResult(error: unknown, scrub: Scrub, task?: TaskResult): Ca
   if (error instanceof WaitTimeoutError || (taskId !== undefined && !(error instanceof TaskFailedError) && !isTerminalStatus(task?.status ?? '')))
     lines.push('The task may still be running: call get_task with its task_id to follow it; do not submit it again.');
   if (error instanceof TaskFailedError && isFailureStatus(error.task.status)) record.task = error.task;
+  if (sent && taskId === undefined && isLostAnswer(error)) {
+    lines.push(LOST_ANSWER);
+    record.task_may_exist = true;
+  }
   return scrub({ content: [{ type: 'text', text: lines.join('\n') }], structuredContent: { error: record }, isError: true });
 }
 

@@ -79,10 +79,10 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
   );
   const tools = toolDefinitions(settings);
-  /** An outcome as a tool result, rendered within `budget` (ended here). */
-  const render = async (outcome: Outcome, budget: RenderBudget): Promise<CallToolResult> => {
+  /** An outcome as a tool result, rendered within `budget` (ended here); `sent`: the submission was sent. */
+  const render = async (outcome: Outcome, budget: RenderBudget, sent = false): Promise<CallToolResult> => {
     try {
-      return 'error' in outcome ? errorResult(outcome.error, scrub, outcome.task) : await completedResult(outcome.task, results, budget);
+      return 'error' in outcome ? errorResult(outcome.error, scrub, outcome.task, sent) : await completedResult(outcome.task, results, budget);
     } finally {
       budget.end();
     }
@@ -119,14 +119,14 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     if (cancels) extra.signal.addEventListener('abort', onAbort, { once: true });
     try {
       const budget = () => call.budget(since + waitMs, waitMs);
-      if (!(await call.accepted.then(() => true, () => false))) return await render(await call.done, budget());
+      if (!(await call.accepted.then(() => true, () => false))) return await render(await call.done, budget(), call.sent);
       const stop = new Promise<undefined>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, since + waitMs - Date.now()));
         cancel = () => clearTimeout(timer);
         extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
       });
       const outcome = await Promise.race([call.done, stop]);
-      if (outcome) return await render(outcome, budget());
+      if (outcome) return await render(outcome, budget(), call.sent);
       return runningResult(call.latest as TaskResult, Date.now() - since, scrub);
     } finally {
       cancel();
@@ -147,7 +147,7 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     const off = call.onChange(update);
     const settled = call.done.then(async (outcome) => {
       off();
-      const result = await render(outcome, call.budget(Date.now() + waitMs, waitMs));
+      const result = await render(outcome, call.budget(Date.now() + waitMs, waitMs), call.sent);
       // A task the client cancelled keeps its status; its message and result say what the call did after the cancel.
       if (call.cancelled) return store.settleCancelled(taskId, textOfResult(result), result);
       await extra.taskStore.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});

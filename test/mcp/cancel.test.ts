@@ -78,3 +78,19 @@ describe('a cancel once the submission is out', () => {
     expect(submissions()).toBe(1);
   }, 30_000);
 });
+
+describe('a lost answer', () => {
+  it('the service took the POST and the connection reset: the tool error says the task may exist and be billed, and that submitting again may pay twice', async () => {
+    service = await startHostileService();
+    service.answer((request) => void request.res.socket?.destroy());
+    server = await mcpOn(service);
+    const mcp = await server.connect();
+    const result = (await mcp.callTool({ name: 'generate_image', arguments: { model: 'omni-image', prompt: 'a fox' } }, CallToolResultSchema)) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const text = (result.content[0] as { text: string }).text;
+    expect(text).toMatch(/^APIConnectionError: /);
+    expect(text).toContain('The submission was sent and no answer was received: the task may exist, and be billed.');
+    expect(text).toContain('Submitting it again may pay twice');
+    expect(submissions()).toBe(1);
+  }, 30_000);
+});
