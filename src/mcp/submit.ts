@@ -33,11 +33,20 @@ interface LocalFile {
   kind: 'image' | 'video';
 }
 
-/** The agent's arguments with the server's image model and callback URL filled in. */
+/**
+ * The agent's arguments with the server's image model and callback URL filled in. An agent's
+ * own `callback_url` is refused (nothing sent) when the client signs callbacks: the client
+ * would put a token of the app's secret on it, valid for the task, for a host the agent chose.
+ */
 function paramsOf(tool: SubmissionTool, args: unknown, settings: McpSettings): Record<string, unknown> {
   const params = { ...(args as Record<string, unknown>) };
   // The server's callback URL replaces the agent's; see the option.
   if (settings.callbackURL !== undefined) params.callback_url = settings.callbackURL;
+  else if (params.callback_url !== undefined && settings.client.callbackTokens !== undefined)
+    throw new ValidationError(
+      [{ path: 'callback_url', message: "is not taken by this server: its client signs callbacks with the app's secret, which never goes to a URL an agent names (the server's callbackURL option sets one)" }],
+      `${OPERATION[tool]} params`,
+    );
   if ((tool === 'generate_image' || tool === 'edit_image') && params.model === undefined && settings.imageModel !== undefined) params.model = settings.imageModel;
   return params;
 }

@@ -184,6 +184,18 @@ describe('results', () => {
   });
 });
 
+describe('callback URLs', () => {
+  it("an agent's callback_url never carries the app's token: refused (a tool error naming it, nothing sent) when the client signs callbacks", async () => {
+    harness = await startHarness({ mock: { durations: FAST }, client: { callbackSecret: 'whsec-app-secret-0123456789abcdef' } });
+    const mcp = await harness.connect();
+    const result = await run(call(mcp, 'generate_image', { model: 'omni-image', prompt: 'a fox', callback_url: 'https://agent-chosen.example/hook' }));
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^ValidationError: /);
+    expect(textOf(result)).toContain('callback_url: ');
+    expect(submissions(harness.mock)).toBe(0);
+  });
+});
+
 describe('local files: only inside allowedDirs', () => {
   it('an edit of a local image inside allowedDirs: uploaded first, then edited', async () => {
     harness = await startHarness({ mock: { durations: FAST }, server: { allowedDirs: [dir], waitMs: 3_600_000 } });
