@@ -13,6 +13,7 @@ import { completedResult, errorResult, runningResult, type ResultContext } from 
 import { prepareSubmission } from './submit.ts';
 import { ServiceTaskStore } from './task-store.ts';
 import { ToolCalls, requestKey, type Outcome, type ToolCall } from './tool-call.ts';
+import { routeToolCalls } from './tool-routes.ts';
 import { toolDefinitions, type SubmissionTool } from './tool-schemas.ts';
 import { uploadFile } from './upload-file.ts';
 
@@ -76,7 +77,8 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
   const results: ResultContext = { client, embedImages: settings.embedImages, downloadDir: settings.downloadDir, scrub };
   const server = new McpServer(
     { name: 'omnimedia', title: 'omnimedia', version: VERSION },
-    { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
+    // No tools capability here: the tools' registration declares it, and installs the handlers routeToolCalls takes.
+    { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
   );
   const tools = toolDefinitions(settings);
   /** An outcome as a tool result, rendered within `budget` (ended here); `sent`: the submission was sent. */
@@ -155,65 +157,67 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     store.own(taskId, { cancel: (reason) => call.cancel(reason), settled });
   };
 
-  for (const name of SUBMISSION_TOOLS) {
-    const { title, description, inputSchema, annotations } = tools[name];
-    server.experimental.tasks.registerToolTask(
-      name,
-      { title, description, inputSchema: inputSchemaOf(inputSchema), annotations, execution: { taskSupport: 'optional' } },
-      {
-        createTask: async (args, extra) => {
-          const since = Date.now();
-          const ttl = extra.taskRequestedTtl;
-          const task = await extra.taskStore.createTask(ttl === undefined ? {} : { ttl });
-          const call = calls.forRequest(requestKey(extra.sessionId, extra.requestId), prepareSubmission(name, args, settings, files));
-          if (!store.isInternal(task.taskId)) {
+  const register = () => {
+    for (const name of SUBMISSION_TOOLS) {
+      const { title, description, inputSchema, annotations } = tools[name];
+      server.experimental.tasks.registerToolTask(
+        name,
+        { title, description, inputSchema: inputSchemaOf(inputSchema), annotations, execution: { taskSupport: 'optional' } },
+        {
+          // Task-augmented calls only: a plain one is routed to `plain` (tool-routes.ts).
+          createTask: async (args, extra) => {
+            const ttl = extra.taskRequestedTtl;
+            const task = await extra.taskStore.createTask(ttl === undefined ? {} : { ttl });
+            const call = calls.forRequest(requestKey(extra.sessionId, extra.requestId), prepareSubmission(name, args, settings, files));
             follow(call, task.taskId, extra);
             return { task: (await store.getTask(task.taskId, extra.sessionId)) ?? task };
-          }
-          // A call without task augmentation (the MCP SDK's task tools would wait it to the end):
-          // the answer within waitMs becomes the result of a task the client never sees.
-          const result = await waitFor(call, extra, since, true);
-          await store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result, extra.sessionId);
-          return { task: { ...task, status: result.isError ? 'failed' : 'completed' } };
+          },
+          getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
         },
-        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
-        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      );
+    }
+
+    const upload = tools.upload_file;
+    server.registerTool(
+      'upload_file',
+      { title: upload.title, description: upload.description, inputSchema: inputSchemaOf(upload.inputSchema), annotations: upload.annotations },
+      async (args, extra) => uploadFile(args as Record<string, unknown>, client, files, scrub, extra.signal).catch((error: unknown) => errorResult(error, scrub)),
+    );
+
+    const get = tools.get_task;
+    server.registerTool(
+      'get_task',
+      { title: get.title, description: get.description, inputSchema: inputSchemaOf(get.inputSchema), annotations: get.annotations },
+      async (args, extra) => {
+        const { task_id: taskId, wait = true } = args as { task_id?: unknown; wait?: unknown };
+        try {
+          if (typeof wait !== 'boolean') throw new ValidationError([{ path: 'wait', message: 'must be true or false' }], 'get_task');
+          const call = typeof taskId === 'string' ? calls.forTask(taskId) : undefined;
+          if (call && wait) return await waitFor(call, extra, Date.now(), false);
+          const since = Date.now();
+          const task = wait
+            ? await client.tasks.wait(taskId as string, { timeout: waitMs, signal: extra.signal, ...progressHandler(progressOf(extra)) }).catch(async (error: unknown) => {
+                if (!(error instanceof WaitTimeoutError)) throw error;
+                return error.lastTask ?? (await client.tasks.retrieve(taskId as string, { signal: extra.signal }));
+              })
+            : await client.tasks.retrieve(taskId as string, { signal: extra.signal });
+          if (isSuccessStatus(task.status)) return await render({ task }, new RenderBudget(extra.signal, since + waitMs, waitMs));
+          if (isTerminalStatus(task.status)) return errorResult(new TaskFailedError(task), scrub, task);
+          return runningResult(task, Date.now() - since, scrub);
+        } catch (error) {
+          return errorResult(error, scrub);
+        }
       },
     );
-  }
-
-  const upload = tools.upload_file;
-  server.registerTool(
-    'upload_file',
-    { title: upload.title, description: upload.description, inputSchema: inputSchemaOf(upload.inputSchema), annotations: upload.annotations },
-    async (args, extra) => uploadFile(args as Record<string, unknown>, client, files, scrub, extra.signal).catch((error: unknown) => errorResult(error, scrub)),
-  );
-
-  const get = tools.get_task;
-  server.registerTool(
-    'get_task',
-    { title: get.title, description: get.description, inputSchema: inputSchemaOf(get.inputSchema), annotations: get.annotations },
-    async (args, extra) => {
-      const { task_id: taskId, wait = true } = args as { task_id?: unknown; wait?: unknown };
-      try {
-        if (typeof wait !== 'boolean') throw new ValidationError([{ path: 'wait', message: 'must be true or false' }], 'get_task');
-        const call = typeof taskId === 'string' ? calls.forTask(taskId) : undefined;
-        if (call && wait) return await waitFor(call, extra, Date.now(), false);
-        const since = Date.now();
-        const task = wait
-          ? await client.tasks.wait(taskId as string, { timeout: waitMs, signal: extra.signal, ...progressHandler(progressOf(extra)) }).catch(async (error: unknown) => {
-              if (!(error instanceof WaitTimeoutError)) throw error;
-              return error.lastTask ?? (await client.tasks.retrieve(taskId as string, { signal: extra.signal }));
-            })
-          : await client.tasks.retrieve(taskId as string, { signal: extra.signal });
-        if (isSuccessStatus(task.status)) return await render({ task }, new RenderBudget(extra.signal, since + waitMs, waitMs));
-        if (isTerminalStatus(task.status)) return errorResult(new TaskFailedError(task), scrub, task);
-        return runningResult(task, Date.now() - since, scrub);
-      } catch (error) {
-        return errorResult(error, scrub);
-      }
-    },
-  );
+  };
+  routeToolCalls(server, register, {
+    submissions: new Set(SUBMISSION_TOOLS),
+    taskless: new Set(['upload_file', 'get_task']),
+    // A call without task augmentation: its answer within waitMs (the running task after it).
+    plain: (name, args, extra) =>
+      waitFor(calls.forRequest(requestKey(extra.sessionId, extra.requestId), prepareSubmission(name as SubmissionTool, args, settings, files)), extra, Date.now(), true),
+  });
   // A closed connection ends its session: its tasks are no one's to read any more. The service
   // tasks run on (the client's journal keeps them, for `tasks.pending()` with a coordination).
   const onclose = server.server.onclose;

@@ -16,8 +16,6 @@ interface Entry {
   result?: Result;
   sessionId: string | undefined;
   key: string;
-  /** Made for a call without task augmentation: the client never sees it (see createTask). */
-  internal: boolean;
   expiry: ReturnType<typeof setTimeout> | undefined;
   /** The tool call feeding it: cancelled with it. */
   owner?: TaskOwner;
@@ -39,9 +37,7 @@ export interface TaskOwner {
  *
  * - A task-augmented request delivered again (same session and request id) gets the task made
  *   for it the first time: MCP forbids reusing an id, so it is the same request.
- * - A call without task augmentation still goes through the MCP SDK's task path (it calls the
- *   tool's `createTask`): its task is internal, found by no `tasks/get` or `tasks/list`, and
- *   gone once its result is read.
+ * - Only task-augmented calls make tasks: a plain call is answered without one (tool-routes.ts).
  * - Bounded: an ended task is kept for its `ttl` (default 1 h, at most 24 h) from its end (a
  *   running one is never dropped for its ttl: a video may outlast it), 24 h at most from its
  *   creation, and 10,000 tasks at most.
@@ -50,26 +46,20 @@ export class ServiceTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
   readonly #byRequest = new Map<string, string>();
 
-  async createTask(params: CreateTaskOptions, requestId: RequestId, request: Request, sessionId?: string): Promise<Task> {
+  async createTask(params: CreateTaskOptions, requestId: RequestId, _request: Request, sessionId?: string): Promise<Task> {
     const key = requestKey(sessionId, requestId);
-    const augmented = typeof (request.params as { task?: unknown } | undefined)?.task === 'object';
-    const known = augmented ? this.#byRequest.get(key) : undefined;
+    const known = this.#byRequest.get(key);
     const existing = known === undefined ? undefined : this.#entries.get(known);
     if (existing) return { ...existing.task };
     this.#evict();
     const now = new Date().toISOString();
     const ttl = Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS);
     const task: Task = { taskId: randomUUID(), status: 'working', ttl, createdAt: now, lastUpdatedAt: now, pollInterval: TASK_POLL_INTERVAL_MS };
-    const entry: Entry = { task, sessionId, key, internal: !augmented, expiry: undefined };
+    const entry: Entry = { task, sessionId, key, expiry: undefined };
     this.#entries.set(task.taskId, entry);
-    if (augmented) this.#byRequest.set(key, task.taskId);
+    this.#byRequest.set(key, task.taskId);
     this.#expireIn(entry, MAX_TTL_MS);
     return { ...task };
-  }
-
-  /** Whether the task was made for a call without task augmentation. */
-  isInternal(taskId: string): boolean {
-    return this.#entries.get(taskId)?.internal ?? false;
   }
 
   /** The call that feeds the task (see {@link TaskOwner}). */
@@ -90,7 +80,7 @@ export class ServiceTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
-    const entry = this.#visible(taskId, sessionId);
+    const entry = this.#lookup(taskId, sessionId);
     return entry ? { ...entry.task } : null;
   }
 
@@ -107,8 +97,6 @@ export class ServiceTaskStore implements TaskStore {
     // A cancelled task's result is what its call did after the cancel: known once it settled.
     if (entry && !entry.result && entry.task.status === 'cancelled') await entry.owner?.settled;
     if (!entry?.result) throw new Error(`Task ${taskId} has no result`);
-    // An internal task's result is read once, by the call it was made for.
-    if (entry.internal) this.#delete(entry);
     return entry.result;
   }
 
@@ -122,7 +110,7 @@ export class ServiceTaskStore implements TaskStore {
 
   async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const PAGE = 50;
-    const ids = [...this.#entries.keys()].filter((id) => this.#visible(id, sessionId));
+    const ids = [...this.#entries.keys()].filter((id) => this.#lookup(id, sessionId));
     const start = cursor === undefined ? 0 : ids.indexOf(cursor) + 1;
     if (cursor !== undefined && start === 0) throw new Error(`Invalid cursor: ${cursor}`);
     const page = ids.slice(start, start + PAGE);
@@ -139,11 +127,6 @@ export class ServiceTaskStore implements TaskStore {
   #lookup(taskId: string, sessionId: string | undefined): Entry | undefined {
     const entry = this.#entries.get(taskId);
     return entry && (sessionId === undefined || entry.sessionId === undefined || entry.sessionId === sessionId) ? entry : undefined;
-  }
-
-  #visible(taskId: string, sessionId: string | undefined): Entry | undefined {
-    const entry = this.#lookup(taskId, sessionId);
-    return entry && !entry.internal ? entry : undefined;
   }
 
   #update(entry: Entry, status: Task['status'], statusMessage?: string): void {

@@ -102,3 +102,19 @@ describe('a plain call ends by waitMs, rendering included', () => {
     expect(textOf(result)).toContain('not embedded: the call had to answer within its 8 s');
   }, 60_000);
 });
+
+describe('links', () => {
+  it("only a result's http(s) URLs are resource links: a service's javascript: and file: URIs are not", async () => {
+    service = await startHostileService();
+    const urls = ['javascript:alert(1)', 'file:///etc/passwd'];
+    service.answer((request) => {
+      if (request.method === 'POST') return json(request.res, 200, taskBody('task_links', 'pending'));
+      if (request.path.startsWith('/v1/tasks/')) return json(request.res, 200, taskBody('task_links', 'completed', [...urls, `${service.url}/files/0.png`]));
+      if (request.path === '/files/0.png') return void serveBytes(request.res, PNG.length, PNG);
+      return 'hold';
+    });
+    const result = await generate();
+    expect(blocks(result, 'resource_link').map((link) => (link as { uri: string }).uri)).toEqual([`${service.url}/files/0.png`]);
+    expect(textOf(result)).toContain('Results 1, 2: not an http(s) URL, not linked.');
+  }, 60_000);
+});
