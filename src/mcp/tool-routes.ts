@@ -1,18 +1,18 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   McpError,
   type CallToolRequest,
   type CallToolResult,
-  type ServerNotification,
-  type ServerRequest,
   type ServerResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
+/** What a request handler gets besides the request: its signal, session, notification sender... */
+type Extra = Parameters<ToolCallback>[0];
+
 /** A `tools/call` handler as the MCP SDK's `Server` takes it. */
-export type CallHandler = (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<ServerResult>;
+export type CallHandler = (request: CallToolRequest, extra: Extra) => Promise<ServerResult>;
 
 /** What this server does with a call before the McpServer's own handler sees it. */
 export interface ToolRoutes {
@@ -21,7 +21,7 @@ export interface ToolRoutes {
   /** The tools that take none: a task-augmented call of one is refused (-32601). */
   taskless: ReadonlySet<string>;
   /** A submission called without task augmentation: its result, waited for up to waitMs. */
-  plain(name: string, args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult>;
+  plain(name: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult>;
 }
 
 /** The method a request schema is for (its `method` literal). */
