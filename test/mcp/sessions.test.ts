@@ -23,6 +23,18 @@ async function connect(url: string): Promise<Client> {
   return mcp;
 }
 
+const JSON_RPC = { authorization: `Bearer ${TOKEN}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+
+/** A session opened by hand (no stream of its own): the headers its requests carry. */
+async function rawSession(url: string): Promise<{ authorization: string; 'mcp-session-id': string; 'mcp-protocol-version': string }> {
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const response = await fetch(url, { method: 'POST', headers: JSON_RPC, body: JSON.stringify(initialize) });
+  await response.text();
+  const headers = { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': response.headers.get('mcp-session-id') ?? '', 'mcp-protocol-version': '2025-11-25' };
+  await (await fetch(url, { method: 'POST', headers: { ...JSON_RPC, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  return headers;
+}
+
 describe('--http sessions', () => {
   it('120 connect/close cycles of the MCP SDK client (no DELETE), past the cap of 100: every one served', async () => {
     http = await serve();
@@ -47,10 +59,14 @@ describe('--http sessions', () => {
       }).then(async (response) => (await response.body?.cancel(), response.status));
     // Each ask is activity: asked less often than the idle time, the session is found gone.
     await expect.poll(() => ask(idleId), { timeout: 10_000, interval: 1_000 }).toBe(404);
-    // A connected client keeps its stream open: live however long it says nothing.
-    const live = await connect(http.url);
+    // A session with its stream open is live however long it says nothing: the stream is
+    // known open once its headers came back.
+    const headers = await rawSession(http.url);
+    const stream = new AbortController();
+    const open = await fetch(http.url, { headers: { ...headers, accept: 'text/event-stream' }, signal: stream.signal });
+    expect(open.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    expect((await live.listTools()).tools).toHaveLength(6);
-    await live.close();
+    expect(await ask(headers['mcp-session-id'])).toBe(200);
+    stream.abort();
   }, 30_000);
 });
