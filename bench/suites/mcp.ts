@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { OmniMedia } from 'omnimedia';
 import type { BenchTable } from '../run.ts';
 import { median } from '../lib/stats.ts';
+import { mcpLimits } from '../helpers/mcp-limits.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CALLS = Number(process.env.MCP_CALLS ?? 200);
@@ -105,6 +106,7 @@ export default async function mcp(): Promise<BenchTable[]> {
           [`omnimedia mcp, after ${WARMUP + mcpTimes.length} tool calls`, after.toFixed(1)],
         ],
       },
+      ...(await mcpLimits()),
     ];
   } finally {
     bare.kill();

@@ -6,8 +6,15 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-/** Open MCP sessions at most; past it a new one gets 503 (each holds a server and its tasks). */
+/** Live MCP sessions at most; past it a new one gets 503 (each holds a server and its tasks). */
 const MAX_SESSIONS = 100;
+/**
+ * A session with no request or stream open for this long ends (its server closes, its MCP
+ * tasks go): the MCP SDK client's close() sends no DELETE, and such sessions would fill the cap
+ * (100 ordinary connect/close cycles made the server refuse every new one). 10 minutes: a
+ * client following a task asks every 2 s, and a connected SDK client keeps its stream open.
+ */
+export const SESSION_IDLE_MS = 600_000;
 /** A JSON-RPC body larger than this is refused (413) before it is parsed. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -18,6 +25,15 @@ export const MCP_PATH = '/mcp';
 export interface McpHttp {
   url: string;
   close(): Promise<void>;
+}
+
+/** One MCP session: its transport and server, the requests and streams it has open, when it was last seen. */
+interface Session {
+  id: string;
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+  open: number;
+  lastSeen: number;
 }
 
 /** Whether `Authorization: <header>` is `Bearer <token>`, compared in constant time. */
@@ -54,12 +70,41 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * cross-site `Origin` are refused (403: DNS rebinding, a web page in the user's browser), then
  * a missing or wrong bearer token (401).
  */
-export async function serveMcpHttp(options: { port: number; token: string; createServer: () => McpServer }): Promise<McpHttp> {
+export async function serveMcpHttp(options: { port: number; token: string; createServer: () => McpServer; sessionIdleMs?: number }): Promise<McpHttp> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   const { createServer } = await import('node:http');
   const hasToken = await tokenCheck(options.token);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, Session>();
+  const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+  /** A session is live while a request or stream of it is open; quiet, it ends after the idle time. */
+  const quiet = (session: Session) => session.open === 0;
+  const end = (session: Session) => void session.transport.close().catch(() => {});
+  // Idle sessions end; the sweep holds no process open.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const session of sessions.values()) if (quiet(session) && now - session.lastSeen >= idleMs) end(session);
+  }, Math.max(50, Math.min(idleMs / 4, 60_000)));
+  sweep.unref();
+  /** At the cap, the session quiet longest (nothing open) makes room: the cap counts live sessions. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < MAX_SESSIONS) return true;
+    let oldest: Session | undefined;
+    for (const session of sessions.values()) if (quiet(session) && (!oldest || session.lastSeen < oldest.lastSeen)) oldest = session;
+    if (!oldest) return false;
+    sessions.delete(oldest.id);
+    end(oldest);
+    return true;
+  };
+  /** Count `res` open on `session` until it closes. */
+  const track = (session: Session, res: ServerResponse) => {
+    session.open++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
+  };
   let port = options.port;
   const own = () => [`127.0.0.1:${port}`, `localhost:${port}`];
 
@@ -74,19 +119,24 @@ export async function serveMcpHttp(options: { port: number; token: string; creat
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
       if (!session) return refuse(res, 404, 'Session not found: start a new one');
+      track(session, res);
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'Bad request: no session (start one with initialize)');
     const body = await readJson(req);
     if (!isInitializeRequest(body)) return refuse(res, 400, 'Bad request: no session (start one with initialize)');
-    if (sessions.size >= MAX_SESSIONS) return refuse(res, 503, 'Too many sessions', { 'retry-after': '10' });
+    if (!makeRoom()) return refuse(res, 503, 'Too many sessions', { 'retry-after': '10' });
     const server = options.createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => {
+        const session: Session = { id, transport, server, open: 0, lastSeen: Date.now() };
+        sessions.set(id, session);
+        track(session, res);
+      },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId && sessions.get(transport.sessionId)?.transport === transport) sessions.delete(transport.sessionId);
       void server.close();
     };
     await server.connect(transport);
@@ -108,6 +158,7 @@ export async function serveMcpHttp(options: { port: number; token: string; creat
   return {
     url: `http://127.0.0.1:${port}${MCP_PATH}`,
     close: async () => {
+      clearInterval(sweep);
       await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

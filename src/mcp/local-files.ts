@@ -1,8 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ValidationError, fileFromPath } from 'omnimedia';
-import type { FileFromPath } from 'omnimedia/resources';
+import { ValidationError } from 'omnimedia';
 
 /** An http(s) URL: sent as it is (an upload URL), never read from disk. */
 export const isHttpUrl = (text: string): boolean => /^https?:\/\//i.test(text);
@@ -65,15 +64,14 @@ export class LocalFiles {
     return real;
   }
 
-  /** An image reference: an http(s) URL as it is; anything else a local file to upload first. */
-  async image(value: unknown, field: string): Promise<unknown> {
-    if (typeof value !== 'string' || value === '' || isHttpUrl(value)) return value;
-    return fileFromPath(await this.resolve(value, field));
-  }
-
-  /** A source video: `{upload_id}` or an upload id as it is; a path (a slash, a video extension, `file:`) a local file. */
-  async video(value: unknown, field: string): Promise<unknown> {
-    if (typeof value !== 'string' || !looksLikePath(value)) return value;
-    return fileFromPath(await this.resolve(value, field)) satisfies FileFromPath;
+  /**
+   * The real path of the local file a reference names, or `undefined` when it names none: an
+   * image's http(s) URL (sent as it is), a video's upload id (no slash, no video extension, no
+   * `file:`), anything not a string (the rules judge it).
+   */
+  async localPath(value: unknown, kind: 'image' | 'video', field: string): Promise<string | undefined> {
+    if (typeof value !== 'string' || value === '') return undefined;
+    if (kind === 'image' ? isHttpUrl(value) : !looksLikePath(value)) return undefined;
+    return this.resolve(value, field);
   }
 }

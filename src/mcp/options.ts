@@ -42,7 +42,9 @@ export interface McpServerOptions {
   imageModel?: string;
   /**
    * The `callback_url` of every submission, replacing any the agent gives: the app's handler
-   * (`client.callbacks.handler`) then ends the server's waits at once. Default: the agent's, if any.
+   * (`client.callbacks.handler`) then ends the server's waits at once. Default: the agent's, if
+   * any, sent as it is; refused (a tool error, nothing sent) when the client has a
+   * `callbackSecret`, whose token must never go to a host the agent chose.
    */
   callbackURL?: string;
 }

@@ -5,13 +5,15 @@ import { TaskFailedError, ValidationError, WaitTimeoutError, isSuccessStatus, is
 import * as z from 'zod/mini';
 import { VERSION } from '../internal/version.ts';
 import type { JsonSchema } from '../schemas/rules.ts';
-import { Jobs, requestKey, type Job, type Outcome } from './jobs.ts';
 import { LocalFiles } from './local-files.ts';
 import { resolveMcpOptions, type McpServerOptions, type McpSettings } from './options.ts';
 import { keyScrubber } from './redaction.ts';
+import { RenderBudget } from './render-budget.ts';
 import { completedResult, errorResult, runningResult, type ResultContext } from './results.ts';
-import { submit } from './submit.ts';
+import { prepareSubmission } from './submit.ts';
 import { ServiceTaskStore } from './task-store.ts';
+import { ToolCalls, requestKey, type Outcome, type ToolCall } from './tool-call.ts';
+import { routeToolCalls } from './tool-routes.ts';
 import { toolDefinitions, type SubmissionTool } from './tool-schemas.ts';
 import { uploadFile } from './upload-file.ts';
 
@@ -71,15 +73,22 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
   const scrub = keyScrubber(client);
   const files = new LocalFiles(settings.allowedDirs);
   const store = new ServiceTaskStore();
-  const jobs = new Jobs();
+  const calls = new ToolCalls();
   const results: ResultContext = { client, embedImages: settings.embedImages, downloadDir: settings.downloadDir, scrub };
   const server = new McpServer(
     { name: 'omnimedia', title: 'omnimedia', version: VERSION },
-    { capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
+    // No tools capability here: the tools' registration declares it, and installs the handlers routeToolCalls takes.
+    { capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }, taskStore: store, instructions: INSTRUCTIONS },
   );
   const tools = toolDefinitions(settings);
-  const render = (outcome: Outcome): Promise<CallToolResult> | CallToolResult =>
-    'error' in outcome ? errorResult(outcome.error, scrub, outcome.task) : completedResult(outcome.task, results);
+  /** An outcome as a tool result, rendered within `budget` (ended here); `sent`: the submission was sent. */
+  const render = async (outcome: Outcome, budget: RenderBudget, sent = false): Promise<CallToolResult> => {
+    try {
+      return 'error' in outcome ? errorResult(outcome.error, scrub, outcome.task, sent) : await completedResult(outcome.task, results, budget);
+    } finally {
+      budget.end();
+    }
+  };
 
   /** A notification per status change to the request's progress token, if it gave one. */
   const progressOf = (extra: Extra, mcpTaskId?: string) => {
@@ -98,119 +107,133 @@ export function createMcpServer(options?: McpServerOptions): McpServer {
     };
   };
 
-  /** Wait for `job` up to `waitMs` from `since` (the submission is always waited for: no task id before it). */
-  const waitFor = async (job: Job, extra: Extra, since: number): Promise<CallToolResult> => {
+  /**
+   * Wait for `call` up to `waitMs` from `since` (the submission is always waited for: no task
+   * id before it). `cancels`: whether this request's own cancel cancels the call (the call's
+   * request and its redeliveries; not a `get_task` that joined it).
+   */
+  const waitFor = async (call: ToolCall, extra: Extra, since: number, cancels: boolean): Promise<CallToolResult> => {
     const progress = progressOf(extra);
-    if (progress && job.latest) progress(job.latest);
-    const off = progress && job.onChange(progress);
+    if (progress && call.latest) progress(call.latest);
+    const off = progress && call.onChange(progress);
     let cancel = () => {};
+    const onAbort = () => call.cancel('the request was cancelled');
+    if (cancels) extra.signal.addEventListener('abort', onAbort, { once: true });
     try {
-      if (!(await job.accepted.then(() => true, () => false))) return await render(await job.done);
+      const budget = () => call.budget(since + waitMs, waitMs);
+      if (!(await call.accepted.then(() => true, () => false))) return await render(await call.done, budget(), call.sent);
       const stop = new Promise<undefined>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, since + waitMs - Date.now()));
         cancel = () => clearTimeout(timer);
         extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
       });
-      const outcome = await Promise.race([job.done, stop]);
-      if (outcome) return await render(outcome);
-      return runningResult(job.latest as TaskResult, Date.now() - since, scrub);
+      const outcome = await Promise.race([call.done, stop]);
+      if (outcome) return await render(outcome, budget(), call.sent);
+      return runningResult(call.latest as TaskResult, Date.now() - since, scrub);
     } finally {
       cancel();
       off?.();
+      extra.signal.removeEventListener('abort', onAbort);
     }
   };
 
-  const followed = new Set<string>();
-  /** Feed the MCP task `taskId` from `job`: a status per change, then its result. */
-  const follow = (job: Job, taskId: string, extra: CreateTaskRequestHandlerExtra) => {
-    if (followed.has(taskId)) return;
-    followed.add(taskId);
+  /** Feed the MCP task `taskId` from `call`: a status per change, then its result; a cancel of the task cancels the call. */
+  const follow = (call: ToolCall, taskId: string, extra: CreateTaskRequestHandlerExtra) => {
+    if (!call.feeds(taskId)) return;
     const progress = progressOf(extra, taskId);
     const update = (task: TaskResult) => {
       extra.taskStore.updateTaskStatus(taskId, 'working', scrub(statusLine(task))).catch(() => {});
       progress?.(task);
     };
-    store.onCancel(taskId, () => job.stop('the MCP task was cancelled'));
-    if (job.latest) update(job.latest);
-    const off = job.onChange(update);
-    void job.done.then(async (outcome) => {
+    if (call.latest) update(call.latest);
+    const off = call.onChange(update);
+    const settled = call.done.then(async (outcome) => {
       off();
-      const result = await render(outcome);
-      // A task the client cancelled keeps its status: storing then fails, as it should.
+      const result = await render(outcome, call.budget(Date.now() + waitMs, waitMs), call.sent);
+      // A task the client cancelled keeps its status; its message and result say what the call did after the cancel.
+      if (call.cancelled) return store.settleCancelled(taskId, textOfResult(result), result);
       await extra.taskStore.storeTaskResult(taskId, result.isError ? 'failed' : 'completed', result).catch(() => {});
-      followed.delete(taskId);
     });
+    store.own(taskId, { cancel: (reason) => call.cancel(reason), settled });
   };
 
-  for (const name of SUBMISSION_TOOLS) {
-    const { title, description, inputSchema, annotations } = tools[name];
-    server.experimental.tasks.registerToolTask(
-      name,
-      { title, description, inputSchema: inputSchemaOf(inputSchema), annotations, execution: { taskSupport: 'optional' } },
-      {
-        createTask: async (args, extra) => {
-          const since = Date.now();
-          const ttl = extra.taskRequestedTtl;
-          const task = await extra.taskStore.createTask(ttl === undefined ? {} : { ttl });
-          const job = jobs.forRequest(requestKey(extra.sessionId, extra.requestId), () => submit(name, args, settings, files));
-          if (!store.isInternal(task.taskId)) {
-            follow(job, task.taskId, extra);
+  const register = () => {
+    for (const name of SUBMISSION_TOOLS) {
+      const { title, description, inputSchema, annotations } = tools[name];
+      server.experimental.tasks.registerToolTask(
+        name,
+        { title, description, inputSchema: inputSchemaOf(inputSchema), annotations, execution: { taskSupport: 'optional' } },
+        {
+          // Task-augmented calls only: a plain one is routed to `plain` (tool-routes.ts).
+          createTask: async (args, extra) => {
+            const ttl = extra.taskRequestedTtl;
+            const task = await extra.taskStore.createTask(ttl === undefined ? {} : { ttl });
+            const call = calls.forRequest(requestKey(extra.sessionId, extra.requestId), prepareSubmission(name, args, settings, files));
+            follow(call, task.taskId, extra);
             return { task: (await store.getTask(task.taskId, extra.sessionId)) ?? task };
-          }
-          // A call without task augmentation (the MCP SDK's task tools would wait it to the end):
-          // the answer within waitMs becomes the result of a task the client never sees.
-          const result = await waitFor(job, extra, since);
-          await store.storeTaskResult(task.taskId, result.isError ? 'failed' : 'completed', result, extra.sessionId);
-          return { task: { ...task, status: result.isError ? 'failed' : 'completed' } };
+          },
+          getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
         },
-        getTask: async (_args, extra) => extra.taskStore.getTask(extra.taskId),
-        getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+      );
+    }
+
+    const upload = tools.upload_file;
+    server.registerTool(
+      'upload_file',
+      { title: upload.title, description: upload.description, inputSchema: inputSchemaOf(upload.inputSchema), annotations: upload.annotations },
+      async (args, extra) => uploadFile(args as Record<string, unknown>, client, files, scrub, extra.signal).catch((error: unknown) => errorResult(error, scrub)),
+    );
+
+    const get = tools.get_task;
+    server.registerTool(
+      'get_task',
+      { title: get.title, description: get.description, inputSchema: inputSchemaOf(get.inputSchema), annotations: get.annotations },
+      async (args, extra) => {
+        const { task_id: taskId, wait = true } = args as { task_id?: unknown; wait?: unknown };
+        try {
+          if (typeof wait !== 'boolean') throw new ValidationError([{ path: 'wait', message: 'must be true or false' }], 'get_task');
+          const call = typeof taskId === 'string' ? calls.forTask(taskId) : undefined;
+          if (call && wait) return await waitFor(call, extra, Date.now(), false);
+          const since = Date.now();
+          const task = wait
+            ? await client.tasks.wait(taskId as string, { timeout: waitMs, signal: extra.signal, ...progressHandler(progressOf(extra)) }).catch(async (error: unknown) => {
+                if (!(error instanceof WaitTimeoutError)) throw error;
+                return error.lastTask ?? (await client.tasks.retrieve(taskId as string, { signal: extra.signal }));
+              })
+            : await client.tasks.retrieve(taskId as string, { signal: extra.signal });
+          if (isSuccessStatus(task.status)) return await render({ task }, new RenderBudget(extra.signal, since + waitMs, waitMs));
+          if (isTerminalStatus(task.status)) return errorResult(new TaskFailedError(task), scrub, task);
+          return runningResult(task, Date.now() - since, scrub);
+        } catch (error) {
+          return errorResult(error, scrub);
+        }
       },
     );
-  }
-
-  const upload = tools.upload_file;
-  server.registerTool(
-    'upload_file',
-    { title: upload.title, description: upload.description, inputSchema: inputSchemaOf(upload.inputSchema), annotations: upload.annotations },
-    async (args, extra) => uploadFile(args as Record<string, unknown>, client, files, scrub, extra.signal).catch((error: unknown) => errorResult(error, scrub)),
-  );
-
-  const get = tools.get_task;
-  server.registerTool(
-    'get_task',
-    { title: get.title, description: get.description, inputSchema: inputSchemaOf(get.inputSchema), annotations: get.annotations },
-    async (args, extra) => {
-      const { task_id: taskId, wait = true } = args as { task_id?: unknown; wait?: unknown };
-      try {
-        if (typeof wait !== 'boolean') throw new ValidationError([{ path: 'wait', message: 'must be true or false' }], 'get_task');
-        const job = typeof taskId === 'string' ? jobs.forTask(taskId) : undefined;
-        if (job && wait) return await waitFor(job, extra, Date.now());
-        const since = Date.now();
-        const task = wait
-          ? await client.tasks.wait(taskId as string, { timeout: waitMs, signal: extra.signal, ...progressHandler(progressOf(extra)) }).catch(async (error: unknown) => {
-              if (!(error instanceof WaitTimeoutError)) throw error;
-              return error.lastTask ?? (await client.tasks.retrieve(taskId as string, { signal: extra.signal }));
-            })
-          : await client.tasks.retrieve(taskId as string, { signal: extra.signal });
-        if (isSuccessStatus(task.status)) return await completedResult(task, results);
-        if (isTerminalStatus(task.status)) return errorResult(new TaskFailedError(task), scrub, task);
-        return runningResult(task, Date.now() - since, scrub);
-      } catch (error) {
-        return errorResult(error, scrub);
-      }
-    },
-  );
+  };
+  routeToolCalls(server, register, {
+    submissions: new Set(SUBMISSION_TOOLS),
+    taskless: new Set(['upload_file', 'get_task']),
+    // A call without task augmentation: its answer within waitMs (the running task after it).
+    plain: (name, args, extra) =>
+      waitFor(calls.forRequest(requestKey(extra.sessionId, extra.requestId), prepareSubmission(name as SubmissionTool, args, settings, files)), extra, Date.now(), true),
+  });
   // A closed connection ends its session: its tasks are no one's to read any more. The service
   // tasks run on (the client's journal keeps them, for `tasks.pending()` with a coordination).
   const onclose = server.server.onclose;
   server.server.onclose = () => {
-    jobs.stopAll('the MCP connection closed');
+    calls.cancelAll('the MCP connection closed');
     store.clear();
     onclose?.();
   };
   return server;
 }
+
+/** A result's first line: the status message of a cancelled task. */
+const textOfResult = (result: CallToolResult): string => {
+  const first = result.content[0];
+  return first?.type === 'text' ? (first.text.split('\n')[0] ?? '') : '';
+};
 
 /** `onProgress` for a wait: the listener on each change of status. */
 function progressHandler(listener: ((task: TaskResult) => void) | undefined) {

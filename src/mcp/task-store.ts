@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isTerminal, type CreateTaskOptions, type TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
-import { requestKey } from './jobs.ts';
+import { requestKey } from './tool-call.ts';
 
 /** How long a task is kept when the client asks for no `ttl`, and at most: 1 hour, 24 hours. */
 const DEFAULT_TTL_MS = 3_600_000;
@@ -16,11 +16,19 @@ interface Entry {
   result?: Result;
   sessionId: string | undefined;
   key: string;
-  /** Made for a call without task augmentation: the client never sees it (see createTask). */
-  internal: boolean;
   expiry: ReturnType<typeof setTimeout> | undefined;
-  /** Called when the client cancels it. */
-  onCancel?: () => void;
+  /** The tool call feeding it: cancelled with it. */
+  owner?: TaskOwner;
+}
+
+/**
+ * What feeds an MCP task: `cancel` when the client cancels the task, and `settled` once what the
+ * call did after the cancel is stored (`settleCancelled`): a submission already sent by then
+ * still answers, and its task id is the agent's to know.
+ */
+export interface TaskOwner {
+  cancel(reason: string): void;
+  settled: Promise<void>;
 }
 
 /**
@@ -29,9 +37,7 @@ interface Entry {
  *
  * - A task-augmented request delivered again (same session and request id) gets the task made
  *   for it the first time: MCP forbids reusing an id, so it is the same request.
- * - A call without task augmentation still goes through the MCP SDK's task path (it calls the
- *   tool's `createTask`): its task is internal, found by no `tasks/get` or `tasks/list`, and
- *   gone once its result is read.
+ * - Only task-augmented calls make tasks: a plain call is answered without one (tool-routes.ts).
  * - Bounded: an ended task is kept for its `ttl` (default 1 h, at most 24 h) from its end (a
  *   running one is never dropped for its ttl: a video may outlast it), 24 h at most from its
  *   creation, and 10,000 tasks at most.
@@ -40,36 +46,41 @@ export class ServiceTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
   readonly #byRequest = new Map<string, string>();
 
-  async createTask(params: CreateTaskOptions, requestId: RequestId, request: Request, sessionId?: string): Promise<Task> {
+  async createTask(params: CreateTaskOptions, requestId: RequestId, _request: Request, sessionId?: string): Promise<Task> {
     const key = requestKey(sessionId, requestId);
-    const augmented = typeof (request.params as { task?: unknown } | undefined)?.task === 'object';
-    const known = augmented ? this.#byRequest.get(key) : undefined;
+    const known = this.#byRequest.get(key);
     const existing = known === undefined ? undefined : this.#entries.get(known);
     if (existing) return { ...existing.task };
     this.#evict();
     const now = new Date().toISOString();
     const ttl = Math.min(params.ttl ?? DEFAULT_TTL_MS, MAX_TTL_MS);
     const task: Task = { taskId: randomUUID(), status: 'working', ttl, createdAt: now, lastUpdatedAt: now, pollInterval: TASK_POLL_INTERVAL_MS };
-    const entry: Entry = { task, sessionId, key, internal: !augmented, expiry: undefined };
+    const entry: Entry = { task, sessionId, key, expiry: undefined };
     this.#entries.set(task.taskId, entry);
-    if (augmented) this.#byRequest.set(key, task.taskId);
+    this.#byRequest.set(key, task.taskId);
     this.#expireIn(entry, MAX_TTL_MS);
     return { ...task };
   }
 
-  /** Whether the task was made for a call without task augmentation. */
-  isInternal(taskId: string): boolean {
-    return this.#entries.get(taskId)?.internal ?? false;
+  /** The call that feeds the task (see {@link TaskOwner}). */
+  own(taskId: string, owner: TaskOwner): void {
+    const entry = this.#entries.get(taskId);
+    if (entry) entry.owner = owner;
   }
 
-  /** Call `onCancel` when the client cancels the task. */
-  onCancel(taskId: string, onCancel: () => void): void {
+  /**
+   * The last word on a task the client cancelled: what its call did after the cancel (nothing
+   * submitted, or the task id of a submission already sent), as status message and result.
+   */
+  settleCancelled(taskId: string, statusMessage: string, result: Result): void {
     const entry = this.#entries.get(taskId);
-    if (entry) entry.onCancel = onCancel;
+    if (entry?.task.status !== 'cancelled') return;
+    entry.result = result;
+    entry.task = { ...entry.task, statusMessage, lastUpdatedAt: new Date().toISOString() };
   }
 
   async getTask(taskId: string, sessionId?: string): Promise<Task | null> {
-    const entry = this.#visible(taskId, sessionId);
+    const entry = this.#lookup(taskId, sessionId);
     return entry ? { ...entry.task } : null;
   }
 
@@ -83,9 +94,9 @@ export class ServiceTaskStore implements TaskStore {
 
   async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const entry = this.#lookup(taskId, sessionId);
+    // A cancelled task's result is what its call did after the cancel: known once it settled.
+    if (entry && !entry.result && entry.task.status === 'cancelled') await entry.owner?.settled;
     if (!entry?.result) throw new Error(`Task ${taskId} has no result`);
-    // An internal task's result is read once, by the call it was made for.
-    if (entry.internal) this.#delete(entry);
     return entry.result;
   }
 
@@ -94,12 +105,12 @@ export class ServiceTaskStore implements TaskStore {
     if (!entry) throw new Error(`Task ${taskId} not found`);
     if (isTerminal(entry.task.status)) throw new Error(`Task ${taskId} has ended (${entry.task.status})`);
     this.#update(entry, status, statusMessage);
-    if (status === 'cancelled') entry.onCancel?.();
+    if (status === 'cancelled') entry.owner?.cancel('the MCP task was cancelled');
   }
 
   async listTasks(cursor?: string, sessionId?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     const PAGE = 50;
-    const ids = [...this.#entries.keys()].filter((id) => this.#visible(id, sessionId));
+    const ids = [...this.#entries.keys()].filter((id) => this.#lookup(id, sessionId));
     const start = cursor === undefined ? 0 : ids.indexOf(cursor) + 1;
     if (cursor !== undefined && start === 0) throw new Error(`Invalid cursor: ${cursor}`);
     const page = ids.slice(start, start + PAGE);
@@ -116,11 +127,6 @@ export class ServiceTaskStore implements TaskStore {
   #lookup(taskId: string, sessionId: string | undefined): Entry | undefined {
     const entry = this.#entries.get(taskId);
     return entry && (sessionId === undefined || entry.sessionId === undefined || entry.sessionId === sessionId) ? entry : undefined;
-  }
-
-  #visible(taskId: string, sessionId: string | undefined): Entry | undefined {
-    const entry = this.#lookup(taskId, sessionId);
-    return entry && !entry.internal ? entry : undefined;
   }
 
   #update(entry: Entry, status: Task['status'], statusMessage?: string): void {

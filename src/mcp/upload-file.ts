@@ -4,10 +4,13 @@ import { ValidationError, fileFromPath, type OmniMedia } from 'omnimedia';
 import { SNIFF_BYTES, sniffMediaType } from '../schemas/sniff.ts';
 import { epochMs } from '../schemas/time.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE } from '../uploads/inputs.ts';
+import { TooLarge, downloadAtMost } from './capped-download.ts';
 import { isHttpUrl, type LocalFiles } from './local-files.ts';
 import type { Scrub } from './redaction.ts';
 
 const CONTEXT = 'upload_file';
+/** The largest file the service takes (a video): a URL's file is read up to this, then its kind's own limit applies. */
+const MAX_UPLOAD_BYTES = Math.max(IMAGE_UPLOAD_RULE.maxBytes, VIDEO_UPLOAD_RULE.maxBytes);
 
 /** The first bytes of a file on disk, for sniffing. */
 async function headOf(path: string): Promise<Uint8Array> {
@@ -47,8 +50,12 @@ export async function uploadFile(args: Record<string, unknown>, client: OmniMedi
     record = kindOf(await headOf(real), 'path') === 'image' ? await client.uploads.image(file, { signal }) : await client.uploads.video(file, { signal });
   } else {
     if (typeof url !== 'string' || !isHttpUrl(url) || !URL.canParse(url)) throw new ValidationError([{ path: 'url', message: 'must be an http(s) URL' }], CONTEXT);
-    const blob = await client.files.download(url, { signal });
-    const head = new Uint8Array(await blob.slice(0, SNIFF_BYTES).arrayBuffer());
+    // Never more in memory than the service takes of any file: refused from the Content-Length, or as it streams past.
+    const bytes = await downloadAtMost(client, url, MAX_UPLOAD_BYTES, signal).catch((error: unknown) => {
+      throw error instanceof TooLarge ? error.toValidationError('url', CONTEXT) : error;
+    });
+    const blob = new Blob([bytes as Uint8Array<ArrayBuffer>]);
+    const head = bytes.subarray(0, SNIFF_BYTES);
     const filename = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '') || undefined;
     const options = { signal, ...(filename ? { filename } : {}) };
     record = kindOf(head, 'url') === 'image' ? await client.uploads.image(blob, options) : await client.uploads.video(blob, options);

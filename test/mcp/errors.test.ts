@@ -115,6 +115,17 @@ describe('each error class is a tool error', () => {
   });
 });
 
+describe('protocol misuse is a JSON-RPC error', () => {
+  it('an unknown tool: -32602 (not a tool result); a task-augmented call of a tool without task support: -32601', async () => {
+    harness = await startHarness();
+    const mcp = await harness.connect();
+    await expect(run(call(mcp, 'no_such_tool', {}))).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no_such_tool') });
+    await expect(run(callAsTask(mcp, 'get_task', { task_id: 'task_1' }))).rejects.toMatchObject({ code: -32601 });
+    await expect(run(callAsTask(mcp, 'upload_file', { url: 'https://x.test/a.png' }))).rejects.toMatchObject({ code: -32601 });
+    expect(harness.mock.requests).toEqual([]);
+  });
+});
+
 /** Every way the key could be written in a message: as is, percent-encoded, base64, JSON-escaped. */
 function keyForms(): string[] {
   const base64 = Buffer.from(API_KEY).toString('base64');

@@ -61,7 +61,9 @@ export async function startHarness(
 ): Promise<Harness> {
   const mock = createMockService({ callbackRetryDelays: [], ...options.mock });
   const client = new OmniMedia({ apiKey: API_KEY, baseURL: mock.baseURL, fetch: trackedFetch(mock.fetch), logLevel: 'off', ...options.client });
-  const http = await serveMcpHttp({ port: 0, token: TOKEN, createServer: () => createMcpServer({ client, ...options.server }) });
+  // An hour's waitMs unless a test names one: a call's rendering ends by waitMs, and in fake time
+  // a loaded machine's real work (files written, PNGs read) can let many seconds pass.
+  const http = await serveMcpHttp({ port: 0, token: TOKEN, createServer: () => createMcpServer({ client, waitMs: 3_600_000, ...options.server }) });
   const wire: string[] = [];
   const clients: Client[] = [];
   return {

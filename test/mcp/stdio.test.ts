@@ -2,6 +2,8 @@
 // stdio child process of the official SDK's Client, against the mock service on a real local
 // HTTP server. Nothing but JSON-RPC on its stdout (the client's parser fails on anything else),
 // logs on stderr without the key; `--http` with a token; the MCP SDK loaded only by `mcp`.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +102,29 @@ describe('omnimedia mcp over stdio (the built bin)', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     expect(done.code).toBe(0);
     expect(done.stdout).toBe('');
+  }, 60_000);
+
+  it('--json: a usage error on stderr only (stdout is the JSON-RPC channel)', async () => {
+    const run = await runBuilt(['mcp', '--json'], { env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('--json');
+  }, 60_000);
+
+  it.each([
+    ['/', '/'],
+    ['the home directory', 'HOME'],
+  ])('started in %s without --allow-dir: no local files (refused as an implicit default), said on stderr', async (_what, where) => {
+    const home = await mkdtemp(join(tmpdir(), 'omnimedia-mcp-home-'));
+    const cwd = where === 'HOME' ? home : where;
+    const child = spawn(process.execPath, [CLI_PATH, 'mcp'], { cwd, env: { ...env(), HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const [code] = (await once(child, 'close')) as [number];
+    await rm(home, { recursive: true, force: true });
+    expect(code).toBe(0);
+    expect(stderr).toContain(`the working directory (${cwd}) is too wide to allow by default: no local files; pass --allow-dir DIR`);
+    expect(stderr).not.toContain('local files from');
   }, 60_000);
 
   it('the bin loads omnimedia/mcp and the MCP SDK only in the mcp command', async () => {

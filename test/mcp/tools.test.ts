@@ -153,6 +153,22 @@ describe('results', () => {
     await rm(downloadDir, { recursive: true, force: true });
   });
 
+  it('downloadDir: a task rendered again (get_task after the call) answers with the files saved for it, not downloaded again', async () => {
+    const downloadDir = await mkdtemp(join(tmpdir(), 'omnimedia-mcp-downloads-'));
+    harness = await startHarness({ mock: { durations: FAST }, server: { downloadDir, embedImages: false } });
+    const mcp = await harness.connect();
+    const first = await run(call(mcp, 'generate_image', { model: 'omni-image', prompt: 'a lighthouse', n: 2 }));
+    const task = first.structuredContent as unknown as TaskResult;
+    const fileLinks = (result: typeof first) => result.content.filter((c) => c.type === 'resource_link' && c.uri.startsWith('file:')).map((c) => (c as { uri: string }).uri);
+    expect(fileLinks(first)).toHaveLength(2);
+    harness.mock.clearRequests();
+    const again = await run(call(mcp, 'get_task', { task_id: task.task_id }));
+    expect(textOf(again)).not.toContain('could not be saved');
+    expect(fileLinks(again)).toEqual(fileLinks(first));
+    expect(harness.mock.requests.filter((r) => r.method === 'GET' && !r.path.startsWith('/v1/tasks/'))).toEqual([]);
+    await rm(downloadDir, { recursive: true, force: true });
+  });
+
   it('embedImages: false links only', async () => {
     harness = await startHarness({ mock: { durations: FAST }, server: { embedImages: false } });
     const mcp = await harness.connect();
@@ -165,6 +181,18 @@ describe('results', () => {
     const mcp = await harness.connect();
     const result = await run(call(mcp, 'generate_video', { prompt: 'a paper boat', seconds: 4 }));
     expect(result.content.slice(1)).toEqual([expect.objectContaining({ type: 'resource_link', mimeType: 'video/mp4' })]);
+  });
+});
+
+describe('callback URLs', () => {
+  it("an agent's callback_url never carries the app's token: refused (a tool error naming it, nothing sent) when the client signs callbacks", async () => {
+    harness = await startHarness({ mock: { durations: FAST }, client: { callbackSecret: 'whsec-app-secret-0123456789abcdef' } });
+    const mcp = await harness.connect();
+    const result = await run(call(mcp, 'generate_image', { model: 'omni-image', prompt: 'a fox', callback_url: 'https://agent-chosen.example/hook' }));
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^ValidationError: /);
+    expect(textOf(result)).toContain('callback_url: ');
+    expect(submissions(harness.mock)).toBe(0);
   });
 });
 

@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { parse, resolve } from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServerOptions } from 'omnimedia/mcp';
 import { CONNECTION_OPTIONS, UsageError, listValue, stringValue } from '../args.ts';
@@ -31,6 +33,18 @@ function wholeNumber(ctx: Context, name: string, min: number, max: number): numb
   return value;
 }
 
+/**
+ * The allowed directory when no `--allow-dir` is given: the working directory, unless it is the
+ * root or the home directory (desktop clients often start servers in `/`; either would let an
+ * agent upload any file of the user's): then none, and a line on stderr says so.
+ */
+export function implicitAllowedDir(cwd: string, home: string): { dirs: string[]; line: string } {
+  const here = resolve(cwd);
+  if (here === parse(here).root || here === resolve(home))
+    return { dirs: [], line: `omnimedia mcp: the working directory (${here}) is too wide to allow by default: no local files; pass --allow-dir DIR` };
+  return { dirs: [here], line: `omnimedia mcp: local files from ${here} (the working directory; --allow-dir DIR sets others)` };
+}
+
 /** Until stdin ends (the client left) or Ctrl-C/SIGTERM. */
 function untilDone(ctx: Context, stdin?: NodeJS.ReadableStream): Promise<void> {
   return new Promise((resolve) => {
@@ -49,7 +63,7 @@ export const mcp: Command = {
     options: {
       http: { type: 'boolean', description: 'Streamable HTTP on 127.0.0.1 instead of stdio; clients send Authorization: Bearer $OMNIMEDIA_MCP_TOKEN' },
       port: { type: 'string', value: 'PORT', description: 'With --http: the port (default 3333; 0 picks a free one)' },
-      'allow-dir': { type: 'string', multiple: true, value: 'DIR', description: 'A directory whose files the tools may upload (default: the working directory)' },
+      'allow-dir': { type: 'string', multiple: true, value: 'DIR', description: 'A directory whose files the tools may upload (default: the working directory, unless it is / or the home directory)' },
       'download-dir': { type: 'string', value: 'DIR', description: 'Save every result file in DIR too (linked as file://)' },
       'no-embed': { type: 'boolean', description: 'Link image results only, do not embed them' },
       'wait-ms': { type: 'string', value: 'MS', description: 'How long a call without MCP task support waits before it returns the running task (default 50000)' },
@@ -77,9 +91,10 @@ export const mcp: Command = {
     const allowed = listValue(ctx.values, 'allow-dir');
     const downloadDir = stringValue(ctx.values, 'download-dir');
     const imageModel = stringValue(ctx.values, 'image-model');
+    const implicit = allowed.length > 0 ? undefined : implicitAllowedDir(process.cwd(), homedir());
     const options: McpServerOptions = {
       client: ctx.client(),
-      allowedDirs: allowed.length > 0 ? allowed : [process.cwd()],
+      allowedDirs: allowed.length > 0 ? allowed : (implicit?.dirs ?? []),
       embedImages: ctx.values['no-embed'] !== true,
       ...(downloadDir !== undefined ? { downloadDir } : {}),
       ...(waitMs !== undefined ? { waitMs } : {}),
@@ -90,7 +105,7 @@ export const mcp: Command = {
     // Paths and addresses are shown, never interpreted by the terminal.
     const log = (line: string) => ctx.io.stderr.write(`${terminalText(line)}\n`);
     if (!ctx.client().hasApiKey) log('omnimedia mcp: no API key (OMNIMEDIA_API_KEY or --api-key): get_task works, submissions and uploads will fail');
-    log(`omnimedia mcp: local files from ${(options.allowedDirs ?? []).join(', ')}`);
+    log(implicit?.line ?? `omnimedia mcp: local files from ${(options.allowedDirs ?? []).join(', ')}`);
 
     if (http) {
       const served = await serveMcpHttp({ port, token: token as string, createServer: create });
