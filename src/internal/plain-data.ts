@@ -216,3 +216,42 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   };
   return copy(value, 0);
 }
+
+/**
+ * What `JSON.parse` made, as plain data: what `toPlainData(parsed)` gives (the same refusals,
+ * the same paths), without the copy. What `JSON.parse` makes is fresh plain data already (no
+ * getter, class or cycle), so it is checked where it lies: depth, array lengths and non-finite numbers
+ * (`1e999` parses as `Infinity`), and `__proto__` keys deleted. Why: every task query copied its
+ * answer twice (here, then in the answer reader, which makes the result's own copy).
+ *
+ * @throws PlainDataError naming where in the value
+ */
+export function checkParsedJson(value: unknown): unknown {
+  const trail: (string | number)[] = [];
+  const refuse = (problem: PlainDataProblem, message: string) => new PlainDataError(problem, message, pathOf(trail));
+  const check = (input: unknown, depth: number): void => {
+    if (depth > MAX_DEPTH) throw refuse('too_deep', `nests deeper than ${MAX_DEPTH} levels`);
+    if (typeof input === 'number' && !Number.isFinite(input)) throw refuse('not_data', `holds ${kindOf(input)}, which JSON cannot carry`);
+    if (typeof input !== 'object' || input === null) return;
+    if (Array.isArray(input)) {
+      if (input.length > MAX_ARRAY_ITEMS)
+        throw refuse('too_many_items', `holds an array of ${input.length.toLocaleString('en-US')} items (at most ${MAX_ARRAY_ITEMS.toLocaleString('en-US')})`);
+      for (let i = 0; i < input.length; i++) {
+        trail.push(i);
+        check(input[i], depth + 1);
+        trail.pop();
+      }
+      return;
+    }
+    for (const key in input) {
+      if (key === '__proto__') delete (input as Record<string, unknown>)[key];
+      else {
+        trail.push(key);
+        check((input as Record<string, unknown>)[key], depth + 1);
+        trail.pop();
+      }
+    }
+  };
+  check(value, 0);
+  return value;
+}
