@@ -11,7 +11,7 @@ import {
   type APIErrorInit,
 } from '../errors.ts';
 import type { Redactor } from '../internal/redact.ts';
-import { checkParsedJson } from '../internal/plain-data.ts';
+import { toPlainData } from '../internal/plain-data.ts';
 import { parseRetryAfter } from './retry-policy.ts';
 
 /** The request id a response carries, if any. */
@@ -39,7 +39,7 @@ export function readErrorBody(text: string, redactor: Redactor): unknown {
   if (!text) return undefined;
   let body: unknown;
   try {
-    body = checkParsedJson(JSON.parse(text));
+    body = toPlainData(JSON.parse(text));
   } catch {
     body = text;
   }
