@@ -57,9 +57,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
-  // into its bin, the option checker, the reading of the service's times and the terminal-safe
-  // printer (pure modules: one copy of each rule; errors stay the main entry's, tsup.config.ts).
-  cli: ['option-checks', 'schemas', 'internal'],
+  // into its bin, the option checker (a pure module: one copy of each rule; errors stay the
+  // main entry's, tsup.config.ts). Its terminal-safe printer and its reading of times are its own.
+  cli: ['option-checks'],
   // omnimedia/ai-sdk: a thin adapter on the public client ('omnimedia' by its package name).
   'ai-sdk': [],
   // omnimedia/react: useTask on the public task client ('omnimedia/tasks' by its package name).
