@@ -4,6 +4,7 @@
  * delivery's token is the server's side (token.ts); a page's build has this part only
  * (token.browser.ts), since a page receives no callback.
  */
+import { ValidationError } from '../errors.ts';
 import { CALLBACK_TOKEN_PARAM } from '../internal/redact.ts';
 
 /** Labels of the two token forms (HMAC messages), so a token of one form never passes as the other. */
@@ -91,4 +92,10 @@ export class TokenMinter {
   async addTo(url: string): Promise<string> {
     return (await this.mint(url)).url;
   }
+}
+
+/** `callbacks.url`: `url` with a new token of `tokens` (a client's `callbackSecret`), unchanged without one. */
+export async function callbackURL(tokens: TokenMinter | undefined, url: string): Promise<string> {
+  if (typeof url !== 'string' || !URL.canParse(url)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'callbacks.url');
+  return tokens ? tokens.addTo(url) : url;
 }

@@ -7,7 +7,8 @@
  */
 import type { CallbackTaskHandler, DeliveryPorts } from '../callbacks/delivery.ts';
 import { parseCallback, type CallbackBody } from '../callbacks/parse-callback.ts';
-import { OmniMediaError, ValidationError } from '../errors.ts';
+import { callbackURL } from '../callbacks/token-mint.ts';
+import { OmniMediaError } from '../errors.ts';
 import type { ParseCallbackOptions } from '../options.ts';
 import type { TaskResult } from '../schemas/task.ts';
 
@@ -35,9 +36,8 @@ export class Callbacks {
     return onServer('verify');
   }
 
-  async url(url: string): Promise<string> {
-    if (typeof url !== 'string' || !URL.canParse(url)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'callbacks.url');
-    return this.#ports.tokens ? this.#ports.tokens.addTo(url) : url;
+  url(url: string): Promise<string> {
+    return callbackURL(this.#ports.tokens, url);
   }
 
   handler(_onTask: CallbackTaskHandler, _options?: unknown): (request: Request) => Promise<Response> {
