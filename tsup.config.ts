@@ -72,12 +72,6 @@ const shared: Options = {
   // @internal members (the client's HTTP layer, resource plumbing) stay out of the public types.
   dts: { compilerOptions: { stripInternal: true } },
   sourcemap: true,
-  // Whitespace and syntax minified (names kept: stack traces and error classes read as in the
-  // sources, and the source maps map back): Node reads, decodes and compiles a third less at
-  // a cold import (dist/index.js 221 -> 153 KB; an import 84 -> 52 ms, medians of 12 runs on a
-  // loaded 2-core machine, issue 40).
-  minifyWhitespace: true,
-  minifySyntax: true,
   target: 'node22',
   platform: 'neutral',
   treeshake: true,
