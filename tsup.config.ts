@@ -132,11 +132,11 @@ export default defineConfig([
   {
     // The `omnimedia` bin: its own entry, so the library bundles do not grow by a byte. It
     // imports the library by its package name (kept external), so it runs on dist/index.js
-    // through the package's self-reference. Beyond the public API it bundles three pure
-    // modules, so that it keeps no second copy of a rule: the option checker
-    // (option-checks.ts), the reading of the service's times (schemas/time.ts) and the
-    // terminal-safe printer (internal/terminal-text.ts); errors stay the main entry's
-    // (errorsFromMainEntry), so what the checker throws is the app's `ValidationError`.
+    // through the package's self-reference. Beyond the public API it bundles one pure module
+    // of the library, so that it keeps no second copy of a rule: the option checker
+    // (option-checks.ts); errors stay the main entry's (errorsFromMainEntry), so what the
+    // checker throws is the app's `ValidationError`. Its terminal-safe printer is its own
+    // (cli/terminal-text.ts), and it reads times as the SDK's results give them.
     entry: { cli: 'src/cli/index.ts' },
     format: 'esm',
     platform: 'node',

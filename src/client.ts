@@ -4,7 +4,7 @@
  * the narrow ports it needs. Only index.ts imports this file.
  */
 import { CallbackTokens } from './callbacks/token.ts';
-import { MemoryDedupeStore, MemoryJournal } from './coordination/memory.ts';
+import { MemoryJournal } from './coordination/memory.ts';
 import type { SubmissionJournal, TaskEventBus } from './coordination/ports.ts';
 import { createLogger, type LevelledLogger } from './internal/logger.ts';
 import { createRedactor } from './internal/redact.ts';
@@ -110,7 +110,7 @@ export class OmniMedia {
         journal: this.journal,
         logger,
         // On a fleet one record for every handler of every instance: onTask runs once.
-        defaultDedupe: () => coordination?.dedupe ?? new MemoryDedupeStore(),
+        sharedDedupe: coordination?.dedupe,
         telemetry,
       },
     };

@@ -57,10 +57,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The mock service: the spec's rules (schemas), the upload rules and sniffing it shares with the SDK.
   testing: ['schemas', 'uploads', 'internal'],
   // The CLI uses the package's public entries ('omnimedia', 'omnimedia/testing') and, bundled
-  // into its bin, the option checker, the reading of the service's times and the terminal-safe
-  // printer (pure modules: one copy of each rule; errors stay the main entry's, tsup.config.ts).
+  // into its bin, the option checker (a pure module: one copy of each rule; errors stay the
+  // main entry's, tsup.config.ts). Its terminal-safe printer and its reading of times are its own.
   // studio/: loaded by `omnimedia studio` only (import()), bundled into the bin's own chunk.
-  cli: ['option-checks', 'schemas', 'internal', 'studio'],
+  cli: ['option-checks', 'studio'],
   // The studio (`npx omnimedia studio`): its server on the package's public entries by name
   // ('omnimedia', 'omnimedia/proxy', 'omnimedia/testing'); its page (studio/page/, bundled at
   // build time) on 'omnimedia', 'omnimedia/react' and the spec's constants and rules (schemas/).

@@ -30,6 +30,19 @@ function exportedNames(file: string): string[] {
 
 const twins = files(SRC).filter((file) => file.endsWith('.browser.ts'));
 
+type Target = string | { [condition: string]: Target };
+/** What a bundler resolves `subpath` of the package to under `conditions`: the first listed condition it knows, in the map's order. */
+function resolveExport(subpath: string, conditions: readonly string[]): string | undefined {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, Target> };
+  let target: Target | undefined = pkg.exports[subpath];
+  while (target !== undefined && typeof target !== 'string') {
+    const map: Record<string, Target> = target;
+    const picked = Object.keys(map).find((condition) => condition === 'default' || conditions.includes(condition));
+    target = picked === undefined ? undefined : map[picked];
+  }
+  return target;
+}
+
 describe('browser twins', () => {
   it('there are twins (uploads from paths, streamed bodies, Node download targets, the Node request adapter)', () => {
     expect(twins.length).toBeGreaterThanOrEqual(4);
@@ -38,5 +51,18 @@ describe('browser twins', () => {
   it.each(twins.map((twin) => [twin.slice(SRC.length), twin]))('%s exports what its Node module does', (_name, twin) => {
     const node = twin.replace(/\.browser\.ts$/, '.ts');
     expect(exportedNames(twin)).toEqual(exportedNames(node));
+  });
+
+  // A worker is a server: it receives callbacks (client.callbacks.handler in a Cloudflare Worker or
+  // a Next.js edge route), so it must not get the page's build, which leaves them out. Wrangler
+  // resolves with workerd, worker and browser; Next.js's edge runtime with edge-light, worker and
+  // browser (test/proxy/workerd.ts bundles as wrangler does).
+  it.each([
+    ['a Cloudflare Worker (wrangler)', ['workerd', 'worker', 'browser', 'import'], ''],
+    ["Next.js's edge runtime", ['edge-light', 'worker', 'browser', 'import'], ''],
+    ['a page', ['browser', 'import'], '.browser'],
+  ] as const)('%s gets the %s build of omnimedia and omnimedia/tasks', (_where, conditions, build) => {
+    expect(resolveExport('.', conditions)).toBe(`./dist/index${build}.js`);
+    expect(resolveExport('./tasks', conditions)).toBe(`./dist/tasks${build}.js`);
   });
 });

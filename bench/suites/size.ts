@@ -16,17 +16,25 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KiB = 1024;
 
 /**
- * Targets, in KB (1,000 bytes) of gzip -9, and what CI enforces: the targets themselves.
- * - client: every resource method of `OmniMedia` referenced (`export *` of the main entry);
- *   31 KB since the port boundary and the per-submission callback token (+2.1 KB, issue 30)
- *   and the page's event stream (+1.2 KB, issue 32) left no room in 30;
- * - tasks: a page that follows tasks with `omnimedia/tasks` (retrieve, wait and watch);
+ * Targets, in KB (1,000 bytes) of gzip -9 (issue 40):
+ * - client: every resource method of `OmniMedia` referenced (`export *` of the main entry):
+ *   @fal-ai/client's 21.0 KB;
+ * - tasks: a page that follows tasks with `omnimedia/tasks` (retrieve, wait and watch):
+ *   @runwayml/sdk's 10.9 KB, its whole SDK;
  * - ai-sdk: the AI SDK provider's own code (`omnimedia/ai-sdk`, the client it imports left
  *   out): an adapter on the client stays thin (4.0 KB when it was written).
- * Bundlers targeting a browser pick the `browser` build (Node-only code left out).
+ * Bundlers targeting a browser pick the `browser` build (Node-only and server-only code left out).
  */
-export const BUDGETS = { client: 31, tasks: 18, 'ai-sdk': 5 } as const;
-export const CEILINGS = BUDGETS;
+export const BUDGETS = { client: 21, tasks: 10.9, 'ai-sdk': 5 } as const;
+
+/**
+ * What CI enforces: a target once it is met; until then the measured size, rounded up by at
+ * most 0.1 KB, so that no byte comes back unnoticed. What each remaining KB buys: the closing
+ * note of issue 40 (the callback handlers, the token checks and the rules' JSON Schema left the
+ * page: 30.9 -> 28.8 KB; the task client's parts are the waiting layer, the transport and the
+ * answer reader, all of which a page runs).
+ */
+export const CEILINGS: Record<keyof typeof BUDGETS, number> = { client: 28.8, tasks: 15.8, 'ai-sdk': BUDGETS['ai-sdk'] };
 const KB = 1000;
 
 export const ENTRIES = {
@@ -177,7 +185,7 @@ export default async function size(): Promise<BenchTable[]> {
     LABELS[name],
     kb(min),
     `${kb(gz)} (${gz.toLocaleString('en-US')} B)`,
-    `${gz <= BUDGETS[name] * KB ? 'met' : 'OVER'} (≤ ${BUDGETS[name]} KB)`,
+    `${gz <= BUDGETS[name] * KB ? 'met' : 'OVER'} (≤ ${BUDGETS[name]} KB; CI ceiling ${CEILINGS[name]} KB)`,
   ]);
   rows.push(...(await measureOthers()));
   return [
@@ -206,7 +214,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes(
     const ok = gz <= CEILINGS[name] * KB;
     failed ||= !ok;
     console.log(
-      `${ok ? 'ok  ' : 'OVER'} ${name}: ${gz.toLocaleString('en-US')} B gzip -9 (target and CI ceiling ${CEILINGS[name]} KB)`,
+      `${ok ? 'ok  ' : 'OVER'} ${name}: ${gz.toLocaleString('en-US')} B gzip -9 (CI ceiling ${CEILINGS[name]} KB, target ${BUDGETS[name]} KB)`,
     );
     if (ZOD_FREE.includes(name) && byPackage.has('zod')) {
       failed = true;

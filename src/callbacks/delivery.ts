@@ -58,8 +58,11 @@ export interface DeliveryPorts {
   events: TaskEventBus;
   journal?: SubmissionJournal | undefined;
   logger: LevelledLogger;
-  /** The dedupe store of a handler whose `dedupe` is `true`. */
-  defaultDedupe(): CallbackDedupeStore;
+  /**
+   * The dedupe store of a handler whose `dedupe` is `true`: a fleet's (its coordination's), or
+   * when undefined a new one in memory for each handler.
+   */
+  sharedDedupe?: CallbackDedupeStore | undefined;
   /** Where each delivery is reported, when the `telemetry` option is set. */
   telemetry?: Telemetry | undefined;
 }
@@ -135,7 +138,7 @@ export function createDelivery(ports: DeliveryPorts, onTask: CallbackTaskHandler
   if (!verify && !tokens) {
     logger.warn('callback handler with verify: false and no callbackSecret: anyone who finds the URL can post a fake result for a task this client submitted');
   }
-  const store = settings.dedupe === false ? undefined : settings.dedupe === true ? ports.defaultDedupe() : settings.dedupe;
+  const store = settings.dedupe === false ? undefined : settings.dedupe === true ? (ports.sharedDedupe ?? new MemoryDedupeStore()) : settings.dedupe;
   const storePort = store && guardOf(store, 'the callback dedupe store', logger);
   /** The claims taken while the store could not be reached: per process, as on a fleet whose Redis is down. */
   const local = new MemoryDedupeStore();

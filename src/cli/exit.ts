@@ -6,7 +6,7 @@ import {
   ValidationError,
   WaitTimeoutError,
 } from 'omnimedia';
-import { terminalText } from '../internal/terminal-text.ts';
+import { terminalText } from './terminal-text.ts';
 import { UsageError } from './args.ts';
 
 /** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and docs/cli.md. */

@@ -1,5 +1,5 @@
 import pkg from '../../package.json' with { type: 'json' };
-import { terminalJson } from '../internal/terminal-text.ts';
+import { terminalJson } from './terminal-text.ts';
 import { UsageError, helpText, parseCommand } from './args.ts';
 import { COMMANDS, type Command } from './commands/index.ts';
 import { Context, type CliIO } from './context.ts';

@@ -1,5 +1,4 @@
-import { terminalJson, terminalLines, terminalText } from '../internal/terminal-text.ts';
-import { epochMs } from '../schemas/time.ts';
+import { terminalJson, terminalLines, terminalText } from './terminal-text.ts';
 import type { TerminalStream } from './progress.ts';
 
 /** What the CLI writes results to: stdout, which carries nothing but results. */
@@ -11,8 +10,10 @@ const TIMESTAMPS = new Set(['created_at', 'completed_at', 'expires_at']);
 
 function scalar(key: string, value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  // Read by the SDK's one rule for the service's times: a value that is no time shows as sent.
-  const ms = TIMESTAMPS.has(key) ? epochMs(value) : undefined;
+  // The SDK's results give the service's times in epoch seconds, whatever unit the service
+  // sent (its one reading, schemas/time.ts), and leave out a value that is no time. Anything
+  // else (a record the SDK did not read) shows as sent.
+  const ms = TIMESTAMPS.has(key) && typeof value === 'number' && Math.abs(value) < 1e11 ? value * 1000 : undefined;
   return ms === undefined ? text : `${new Date(ms).toISOString()} (${text})`;
 }
 

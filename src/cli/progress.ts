@@ -1,5 +1,5 @@
 import { styleText } from 'node:util';
-import { terminalText } from '../internal/terminal-text.ts';
+import { terminalText } from './terminal-text.ts';
 import { SPINNER, fitToWidth, taskText, transferText, type TaskView } from './format.ts';
 
 /** Where progress goes: stderr, so that stdout carries only results (and only JSON with --json). */

@@ -11,6 +11,7 @@ import { ASPECT_RATIOS, IMAGE_QUALITIES, MAX_IMAGE_PROMPT_LENGTH, MAX_IMAGES_PER
 import { oneOf } from '../schemas/fields.ts';
 import { IMAGE_EDIT_RULE, IMAGE_GENERATE_RULE } from '../schemas/image-rules.ts';
 import { MAX_PIXELS, MAX_RATIO, MAX_SIDE, MIN_PIXELS } from '../schemas/image-size.ts';
+import { jsonSchemaOf } from '../schemas/rule-json.ts';
 import type { JsonSchema, Rule } from '../schemas/rules.ts';
 import { MAX_TASK_ID_LENGTH } from '../schemas/task-id.ts';
 import { VIDEO_EDIT_RULE, VIDEO_GENERATE_RULE, VIDEO_PROMPT_RULE } from '../schemas/video-rules.ts';
@@ -37,7 +38,7 @@ export interface ToolContext {
   imageModel: string | undefined;
 }
 
-const fieldsOf = (rule: Rule<unknown, unknown>) => (rule.json as { properties: Record<string, JsonSchema> }).properties;
+const fieldsOf = (rule: Rule<unknown, unknown>) => (jsonSchemaOf(rule) as { properties: Record<string, JsonSchema> }).properties;
 const withText = (schema: JsonSchema | undefined, description: string): JsonSchema => ({ ...schema, description });
 const objectSchema = (properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema => ({ type: 'object', properties, required: [...required] });
 
@@ -118,7 +119,7 @@ export function toolDefinitions(context: ToolContext): Record<ToolName, ToolDefi
       inputSchema: objectSchema(
         {
           model: withText(video.model, 'omni_flash (text to video) or omni_flash_components (image to video); default: chosen from images.'),
-          prompt: withText(VIDEO_PROMPT_RULE.json, 'What the video shows.'),
+          prompt: withText(jsonSchemaOf(VIDEO_PROMPT_RULE), 'What the video shows.'),
           images: {
             type: 'array',
             items: { type: 'string', minLength: 1 },
@@ -139,7 +140,7 @@ export function toolDefinitions(context: ToolContext): Record<ToolName, ToolDefi
       inputSchema: objectSchema(
         {
           model: withText(videoEdit.model, 'Default omni_flash_edit.'),
-          prompt: withText(VIDEO_PROMPT_RULE.json, 'The editing instruction.'),
+          prompt: withText(jsonSchemaOf(VIDEO_PROMPT_RULE), 'The editing instruction.'),
           input_video: {
             anyOf: [{ type: 'string', minLength: 1 }, videoEdit.input_video],
             description:

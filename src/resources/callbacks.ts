@@ -2,6 +2,7 @@ import { answerResponse, type NodeCallbackRequest, type NodeCallbackResponse } f
 import { nodeBody, writeNodeAnswer } from '../callbacks/node-io.ts';
 import { confirmTask, createDelivery, type CallbackTaskHandler, type DeliveryPorts } from '../callbacks/delivery.ts';
 import { parseCallback, type CallbackBody } from '../callbacks/parse-callback.ts';
+import { callbackURL } from '../callbacks/token-mint.ts';
 import { ValidationError } from '../errors.ts';
 import { resolveHandlerOptions, resolveVerifyOptions } from '../option-checks.ts';
 import type { CallbackHandlerOptions, ParseCallbackOptions } from '../options.ts';
@@ -56,9 +57,8 @@ export class Callbacks {
    * unchanged when the client has no secret. Submissions add it by themselves: this is for
    * code that hands a callback URL around.
    */
-  async url(url: string): Promise<string> {
-    if (typeof url !== 'string' || !URL.canParse(url)) throw new ValidationError([{ path: 'url', message: 'must be an absolute URL' }], 'callbacks.url');
-    return this.#ports.tokens ? this.#ports.tokens.addTo(url) : url;
+  url(url: string): Promise<string> {
+    return callbackURL(this.#ports.tokens, url);
   }
 
   /**

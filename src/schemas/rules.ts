@@ -31,8 +31,20 @@ export interface Rule<T = unknown, I = T> {
   (value: unknown, issues: RuleIssue[], path: RulePath): T;
   /** Type only: what a caller may give. */
   readonly input?: I;
-  /** What JSON Schema can say of the values it accepts (see {@link JsonSchema}); `{}` when nothing. */
+  /**
+   * A leaf rule's own JSON Schema (see {@link JsonSchema}). A rule made of others keeps them
+   * instead (`shape`, `optional`, `item`, `forms`, `inner`), and `jsonSchemaOf` (rule-json.ts,
+   * for `omnimedia/mcp`) builds its schema from them only when asked: a page never does, and
+   * builds none at load.
+   */
   readonly json?: JsonSchema;
+  /** A list rule's rule of each item, and whether it refuses an empty list. */
+  readonly item?: Rule<unknown, unknown>;
+  readonly nonEmpty?: boolean;
+  /** The forms of an `either` rule. */
+  readonly forms?: readonly Rule<unknown, unknown>[];
+  /** The rule a `refine` rule checks first. */
+  readonly inner?: Rule<unknown, unknown>;
 }
 
 /** A rule that lets `undefined` through (an optional field). */
@@ -73,9 +85,6 @@ export function rule<T, I = T>(problem: (value: unknown) => string | undefined, 
   return Object.assign(check, { json });
 }
 
-/** `inner` described by `json` as well (what JSON Schema can say of it). */
-export const described = <T, I>(inner: Rule<T, I>, json: JsonSchema): Rule<T, I> => Object.assign((value: unknown, issues: RuleIssue[], path: RulePath) => inner(value, issues, path), { json: { ...inner.json, ...json } });
-
 /** A string (`what` says which kind when it is not one), then `problem` of the string. */
 export const text = (what = 'a string', problem: (value: string) => string | undefined = () => undefined, json: JsonSchema = {}): Rule<string> =>
   rule((value) => (typeof value === 'string' ? problem(value) : `must be ${what}`), undefined, { type: 'string', ...json });
@@ -93,7 +102,7 @@ export const integerFrom = (min: number, max: number): Rule<number> =>
 
 export function optional<T, I>(inner: Rule<T, I>): OptionalRule<T, I> {
   const check = (value: unknown, issues: RuleIssue[], path: RulePath) => (value === undefined ? value : inner(value, issues, path));
-  return Object.assign(check, { optional: inner, json: inner.json ?? {} });
+  return Object.assign(check, { optional: inner });
 }
 
 export function object<S extends Shape>(shape: S, what = 'an object'): ObjectRule<S> {
@@ -109,13 +118,7 @@ export function object<S extends Shape>(shape: S, what = 'an object'): ObjectRul
     }
     return out as ShapeOutput<S>;
   };
-  // Unknown fields pass through (as the rule sends them), so the schema allows them too.
-  const json: JsonSchema = {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.json ?? {}])),
-    required: Object.keys(shape).filter((key) => !('optional' in shape[key]!)),
-  };
-  return Object.assign(check, { shape, what, json });
+  return Object.assign(check, { shape, what });
 }
 
 /** A list whose items follow `item`; `what` is said of a value that is not a list. */
@@ -126,7 +129,7 @@ export function list<T>(item: Rule<T, unknown>, what: string, empty?: string): R
     else return value.map((v, i) => item(v, issues, [...path, i]));
     return value as T[];
   };
-  return Object.assign(check, { json: { type: 'array', items: item.json ?? {}, ...(empty ? { minItems: 1 } : {}) } });
+  return Object.assign(check, { item, nonEmpty: !!empty });
 }
 
 /**
@@ -141,7 +144,7 @@ export function either<T>(what: string, pick: (value: unknown) => Rule<T, unknow
     issues.push({ path, message: mustBe(value, what) });
     return value as T;
   };
-  return Object.assign(check, { json: { anyOf: forms.map((form) => form.json ?? {}) } });
+  return Object.assign(check, { forms });
 }
 
 /** `inner`, then `problem` of the whole value when `inner` found nothing wrong. */
@@ -153,5 +156,5 @@ export function refine<T, I>(inner: Rule<T, I>, problem: (value: T) => string | 
     if (message) issues.push({ path, message });
     return sent;
   };
-  return Object.assign(check, { json: inner.json ?? {} });
+  return Object.assign(check, { inner });
 }

@@ -1,6 +1,7 @@
 /**
  * The one reading of the service's time values (`created_at`, `completed_at`, `expires_at`),
- * used by the answer reader, the poller, the upload cache, the CLI and the mock alike
+ * used by the answer reader, the poller, the upload cache and the mock alike (the CLI prints
+ * the SDK's results, whose times it has read)
  * (docs/spec-decisions.md, "Times: one reading"). The spec's samples are epoch seconds, but a service may well
  * send JavaScript's `Date.now()` (ms), a database's µs or ns, or an RFC 3339 date-time.
  *

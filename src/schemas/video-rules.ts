@@ -1,14 +1,11 @@
 import { ASPECT_RATIOS, MAX_REFERENCE_IMAGES, VIDEO_RESOLUTIONS, VIDEO_SECONDS } from './constants.ts';
 import { callbackUrl, enumOf, model, oneOf, prompt } from './fields.ts';
-import { described, either, filled, isRecord, list, object, optional, refine, rule, text, type Rule } from './rules.ts';
+import { either, filled, isRecord, list, object, optional, refine, rule, text, type Rule } from './rules.ts';
 import type { VideoContentPart, VideoMessage, VideoSeconds } from './videos.ts';
 
-// A part's form is told by its `type`, which the schema states as a constant.
-const partOf = (type: string, shape: Parameters<typeof object>[0]) => {
-  const part = object(shape);
-  const json = part.json as { properties: object; required: string[] };
-  return described(part, { properties: { type: { const: type }, ...json.properties }, required: ['type', ...json.required] });
-};
+// A part's form is told by its `type` (`either` picks the part's rule by it), which the
+// schema states as a constant.
+const partOf = (type: string, shape: Parameters<typeof object>[0]) => object({ type: rule(() => undefined, undefined, { const: type }), ...shape });
 const textPart = partOf('text', { text: text() });
 const imagePart = partOf('image_url', { image_url: object({ url: filled('an uploaded image URL') }, 'an object {url}') });
 const parts = list(

@@ -4,6 +4,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchemaType } from '@modelcontextprotocol/sdk/validation/types.js';
+import { jsonSchemaOf } from '../../src/schemas/rule-json.ts';
 import { BODIES, CASES } from './request-cases.ts';
 
 const validator = new AjvJsonSchemaValidator();
@@ -18,7 +19,7 @@ const BEYOND_JSON_SCHEMA = [
 describe("the rules' JSON Schema against the SDK's request fixtures", () => {
   it.each(CASES.map((c, i) => [i, ...c] as const))('%i: %s', (_i, body, input, issues) => {
     const [rule] = BODIES[body]!;
-    const check = validator.getValidator(rule.json as JsonSchemaType);
+    const check = validator.getValidator(jsonSchemaOf(rule) as JsonSchemaType);
     const { valid } = check(input === undefined ? null : input);
     if (issues.length === 0) expect(valid).toBe(true);
     else if (issues.every(([, message]) => BEYOND_JSON_SCHEMA.some((pattern) => pattern.test(message)))) expect(valid).toBe(true);
@@ -27,12 +28,12 @@ describe("the rules' JSON Schema against the SDK's request fixtures", () => {
 
   it('states the limits: n, prompt length, blank prompts, enums, seconds as number or string', () => {
     const [generate] = BODIES['image generation']!;
-    const properties = (generate.json as { properties: Record<string, unknown> }).properties;
+    const properties = (jsonSchemaOf(generate) as { properties: Record<string, unknown> }).properties;
     expect(properties.n).toEqual({ type: 'integer', minimum: 1, maximum: 4 });
     expect(properties.prompt).toEqual({ type: 'string', pattern: '\\S', maxLength: 4000 });
     expect(properties.quality).toEqual({ type: 'string', enum: ['low', 'medium', 'high', 'auto'] });
     const [video] = BODIES['video generation']!;
-    expect((video.json as { properties: Record<string, unknown> }).properties.seconds).toEqual({ enum: [4, 6, 8, 10, '4', '6', '8', '10'] });
-    expect((video.json as { required: string[] }).required).toEqual(['model', 'messages']);
+    expect((jsonSchemaOf(video) as { properties: Record<string, unknown> }).properties.seconds).toEqual({ enum: [4, 6, 8, 10, '4', '6', '8', '10'] });
+    expect((jsonSchemaOf(video) as { required: string[] }).required).toEqual(['model', 'messages']);
   });
 });

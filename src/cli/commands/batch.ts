@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { mkdir, stat } from 'node:fs/promises';
 import { OmniMedia } from 'omnimedia';
 import type { BatchProgress, BatchResult } from 'omnimedia/resources';
-import { terminalJson } from '../../internal/terminal-text.ts';
+import { terminalJson } from '../terminal-text.ts';
 import { CONNECTION_OPTIONS, OUTPUT_OPTIONS, UsageError, stringValue } from '../args.ts';
 import { ResultsFile, resultRecord, type Stored } from '../batch-results.ts';
 import type { Context } from '../context.ts';

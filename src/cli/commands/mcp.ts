@@ -5,7 +5,7 @@ import type { McpServerOptions } from 'omnimedia/mcp';
 import { CONNECTION_OPTIONS, UsageError, listValue, stringValue } from '../args.ts';
 import type { Context } from '../context.ts';
 import { EXIT } from '../exit.ts';
-import { terminalText } from '../../internal/terminal-text.ts';
+import { terminalText } from '../terminal-text.ts';
 import { serveMcpHttp } from '../mcp-http.ts';
 import type { Command } from './command.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { terminalJson, terminalLines, terminalText } from '../../src/internal/terminal-text.ts';
+import { terminalJson, terminalLines, terminalText } from '../../src/cli/terminal-text.ts';
 
 // What a terminal would act on instead of showing: C0 and C1 controls, DEL, and the characters
 // that reorder or break what is shown (bidi embeddings, overrides, isolates, marks; line and
