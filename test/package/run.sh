@@ -13,7 +13,9 @@
 #   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
 #   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
 #   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
-#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts).
+#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts);
+#   and every ```ts runnable block of the README and the guides, saved and run as its page says
+#   in a fresh `npm init -y` project with the page's install line (guide-blocks.ts).
 # Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
@@ -134,6 +136,11 @@ pass; pass
 step "omnimedia batch (the installed bin, resumed), client.batch and omnimedia/bullmq with bullmq@$BULLMQ_VERSION: ESM and CJS"
 (cd "$APP" && "$NODE" flows/batch.mjs && "$NODE" flows/batch.cjs)
 pass; pass
+
+step "the guides' runnable blocks: each page's install line, mock and command, in fresh npm init -y projects"
+# Node $("$NODE" --version) is the `node` on the PATH: 22.18 or later runs the .mts blocks as the pages say.
+"$NODE" "$HERE/guide-blocks.ts" "$TARBALL" "$WORK/guides"
+pass
 
 if [ "$matrix" = 1 ]; then
   for version in "${NODE_VERSIONS[@]}"; do

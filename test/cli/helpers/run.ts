@@ -15,6 +15,7 @@ export async function runCli(
   options: {
     env?: Record<string, string | undefined>;
     onStderr?: (text: string, interrupt: () => void) => void;
+    onStdout?: (text: string, interrupt: () => void) => void;
     /** Abort it to press Ctrl-C. */
     controller?: AbortController;
   } = {},
@@ -24,7 +25,12 @@ export async function runCli(
   const err: string[] = [];
   const interrupt = () => controller.abort(new Error('interrupted'));
   const code = await main(argv, {
-    stdout: { write: (text: string) => out.push(text) },
+    stdout: {
+      write: (text: string) => {
+        out.push(text);
+        options.onStdout?.(text, interrupt);
+      },
+    },
     stderr: {
       isTTY: false,
       write: (text: string) => {
