@@ -170,7 +170,11 @@ describe('waiting outcomes', () => {
     server.use(http.get(`${BASE_URL}/v1/tasks/:id`, () => HttpResponse.json({ task_id: 'task_1', status: 'processing' })));
     const run = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', '--timeout', '0.05', ...FAST, ...CONN]);
     expect(run.code).toBe(4);
-    expect(run.stderr).toContain('omnimedia tasks wait task_1');
+    expect(run.stderr).toContain('Resume with: omnimedia tasks wait task_1');
+    // Started from a project's install: the command it can run there.
+    const local = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', '--timeout', '0.05', ...FAST, ...CONN], { command: 'npx omnimedia' });
+    expect(local.stderr).toContain('Resume with: npx omnimedia tasks wait task_1');
+    expect(local.stderr).not.toContain('see it with');
   });
 
   it('Ctrl-C while waiting exits 130 and prints the task id to resume with', async () => {
@@ -182,6 +186,13 @@ describe('waiting outcomes', () => {
     });
     expect(run.code).toBe(130);
     expect(run.stderr).toContain('Resume with: omnimedia tasks wait task_1');
+    const local = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', ...FAST, ...CONN], {
+      command: 'npx omnimedia',
+      onStderr: (text, interrupt) => {
+        if (text.includes('processing')) interrupt();
+      },
+    });
+    expect(local.stderr).toContain('Resume with: npx omnimedia tasks wait task_1');
     expect(JSON.parse(run.stdout)).toEqual({ error: expect.objectContaining({ type: 'Interrupted', task_id: 'task_1', exit_code: 130 }) });
   });
 });

@@ -18,6 +18,8 @@ export async function runCli(
     onStdout?: (text: string, interrupt: () => void) => void;
     /** Abort it to press Ctrl-C. */
     controller?: AbortController;
+    /** How the CLI was started (CliIO's `command`). */
+    command?: string;
   } = {},
 ): Promise<RunResult> {
   const controller = options.controller ?? new AbortController();
@@ -40,6 +42,7 @@ export async function runCli(
     },
     env: options.env ?? {},
     signal: controller.signal,
+    ...(options.command === undefined ? {} : { command: options.command }),
   });
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
