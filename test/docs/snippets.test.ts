@@ -9,15 +9,16 @@
 // command has `--samples`); test/package/guide-blocks.ts runs them, saved and run as each page
 // says, in a fresh project with the packed tarball.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sampleFiles, startMockServer } from 'omnimedia/testing';
 import { codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
 import { runnableBlocks, type RunInstruction } from '../helpers/runnable.ts';
+import { buildCli } from '../cli/helpers/built-cli.ts';
 
 const blocks = documentationFiles().flatMap((path) => codeBlocks(path));
 const typescript = blocks.filter((b) => /^ts\b/.test(b.info));
@@ -64,6 +65,17 @@ function typeErrors(list: CodeBlock[]): string[] {
     }
   }
   return errors;
+}
+
+/** A block that starts `npx omnimedia ...` (docs/agents.md's MCP client) needs the package installed where it runs. */
+const startsTheBin = (block: CodeBlock) => /command: 'npx',\s*args: \['omnimedia'/.test(block.code);
+let built: Promise<string> | undefined;
+/** `dir/node_modules/omnimedia` as npm installs it: the built package, its bin linked in .bin. */
+async function installPackage(dir: string): Promise<void> {
+  const cli = await (built ??= buildCli('omnimedia-docs-snippets'));
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(dirname(dirname(cli)), join(dir, 'node_modules', 'omnimedia'));
+  symlinkSync(cli, join(dir, 'node_modules', '.bin', 'omnimedia'));
 }
 
 /** The page's mock command writes the sample inputs into the directory the block runs in. */
@@ -135,6 +147,7 @@ describe('the examples of the README and the guides', () => {
       const instruction = how.get(block.where);
       const blockDir = mkdtempSync(join(dir, 'block-'));
       if (instruction && !('missing' in instruction) && withSamples(instruction)) for (const [name, bytes] of samples) writeFileSync(join(blockDir, name), bytes);
+      if (startsTheBin(block)) await installPackage(blockDir);
       const file = join(blockDir, fileName(block));
       writeFileSync(file, `${block.code}\nexport {};\n`);
       process.chdir(blockDir);
@@ -145,6 +158,6 @@ describe('the examples of the README and the guides', () => {
       } finally {
         process.chdir(cwd);
       }
-    }, 60_000);
+    }, 180_000);
   });
 });
