@@ -244,6 +244,9 @@ if [ "$browser" = 1 ]; then
     --outfile="$WORK/dev-server-page.js" --log-level=warning)
   (cd "$APP" && "$NODE" browser/dev-server-run.mjs "$WORK/dev-server-page.js" "$MOCK_URL" "$ROOT")
   pass
+  step "Chromium: docs/browser-apps.md's page without a bundler (an import map to the browser build) and its server.mts"
+  (cd "$APP" && "$NODE" browser/import-map-run.mjs "$ROOT" "$MOCK_URL")
+  pass
   step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/otel-page.js" --log-level=warning)
