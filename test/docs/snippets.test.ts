@@ -121,7 +121,7 @@ describe('the examples of the README and the guides', () => {
       rmSync(dir, { recursive: true, force: true });
     }
     expect(bad).toEqual([]);
-  });
+  }, 120_000); // a node --check per block: about 1 s each on a loaded machine
 
   it('say so when they are fragments', () => {
     for (const block of fragments) expect(block.code.split('\n')[0], block.where).toMatch(/^\/\/ A fragment\b.*: .+/);
