@@ -1,6 +1,7 @@
 import { OmniMedia, type Logger } from 'omnimedia';
 import { UsageError, stringValue, type ParsedValues } from './args.ts';
 import { defaultFlagNamer, type FlagNamer, type SentSoFar } from './exit.ts';
+import { GLOBAL_COMMAND } from './invocation.ts';
 import { Output, type ResultStream } from './output.ts';
 import { createProgress, type Progress, type TerminalStream } from './progress.ts';
 
@@ -11,6 +12,8 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** Aborted on Ctrl-C: waits stop, the task id is printed. */
   signal: AbortSignal;
+  /** The command the person types to run this CLI (`invocationName`), as hints name it; default `omnimedia`. */
+  command?: string;
 }
 
 /** Everything a command needs, built once from its parsed flags. */
@@ -34,6 +37,11 @@ export class Context {
 
   get signal(): AbortSignal {
     return this.io.signal;
+  }
+
+  /** The command the person types: `npx omnimedia` from a project's install, `omnimedia` from a global one. */
+  get command(): string {
+    return this.io.command ?? GLOBAL_COMMAND;
   }
 
   /**

@@ -8,6 +8,7 @@ import {
 } from 'omnimedia';
 import { terminalText } from './terminal-text.ts';
 import { UsageError } from './args.ts';
+import { GLOBAL_COMMAND, withCommand } from './invocation.ts';
 
 /** The CLI's exit codes, for scripts. Documented in `omnimedia --help` and docs/cli.md. */
 export const EXIT = {
@@ -120,16 +121,16 @@ export function errorJson(error: unknown, flagFor: FlagNamer = defaultFlagNamer,
  * (whatever threw), so that nobody submits and pays twice. Every line through the terminal-safe
  * printer: messages, bodies and ids carry the service's words.
  */
-export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT): string {
-  const lines = errorLines(error, flagFor, sent);
+export function errorText(error: unknown, flagFor: FlagNamer = defaultFlagNamer, sent: SentSoFar = NOTHING_SENT, command = GLOBAL_COMMAND): string {
+  const lines = errorLines(error, flagFor, sent, command);
   const taskId = taskOf(error, sent);
   // Unless a line already says how to reach the task (a message naming the id is not enough).
-  if (taskId && !lines.some((line) => line.includes(`omnimedia tasks wait ${taskId}`)))
-    lines.push(`  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: omnimedia tasks get ${taskId}`);
+  if (taskId && !lines.some((line) => line.includes(`${command} tasks wait ${taskId}`)))
+    lines.push(`  task ${taskId}${taskId === sent.taskId ? ' was submitted' : ''}; see it with: ${command} tasks get ${taskId}`);
   return lines.map(terminalText).join('\n');
 }
 
-function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string[] {
+function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar, command: string): string[] {
   if (error instanceof ValidationError) {
     const lines = issuesOf(error, flagFor).map((issue) => `  ${issueLabel(issue)}: ${issue.message}`);
     const head = !sent.requests ? 'invalid input, nothing was sent' : taskOf(error, sent) ? 'invalid input' : 'invalid input, no task was submitted';
@@ -139,11 +140,11 @@ function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string
     return [`error: task ${error.task.task_id} ended with status "${error.task.status}"${error.failReason ? ` (${error.failReason})` : ''}`];
   }
   if (error instanceof WaitTimeoutError) {
-    return [`error: task ${error.taskId} did not finish in time; it may still finish. Resume with: omnimedia tasks wait ${error.taskId}`];
+    return [`error: task ${error.taskId} did not finish in time; it may still finish. Resume with: ${command} tasks wait ${error.taskId}`];
   }
   // The SDK's words name its constructor option; at the command line the key is a flag.
   const keyless = error instanceof AuthenticationError && error.status === undefined ? /^(.*) needs an API key/.exec(error.message)?.[1] : undefined;
-  if (keyless) return [`error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against omnimedia mock, any key works). No request was sent.`];
+  if (keyless) return [`error: ${keyless} needs an API key: pass --api-key KEY or set OMNIMEDIA_API_KEY (against ${command} mock, any key works). No request was sent.`];
   if (error instanceof APIError) {
     const details = [
       error.status !== undefined ? `status ${error.status}` : undefined,
@@ -154,8 +155,10 @@ function errorLines(error: unknown, flagFor: FlagNamer, sent: SentSoFar): string
     if (error.body === undefined || error.body === '') return [line];
     return [line, `  body: ${truncate(typeof error.body === 'string' ? error.body : JSON.stringify(error.body), 500)}`];
   }
-  if (error instanceof Interrupted) return [error.message];
-  if (error instanceof UsageError || error instanceof OmniMediaError) return [`error: ${error.message}`];
+  // Their words are the CLI's own, and name its commands as typed where it was installed.
+  if (error instanceof Interrupted) return [withCommand(error.message, command)];
+  if (error instanceof UsageError) return [`error: ${withCommand(error.message, command)}`];
+  if (error instanceof OmniMediaError) return [`error: ${error.message}`];
   // A stack's own lines stay lines.
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return `internal error (please report it): ${stack}`.split('\n');

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The `omnimedia` bin. Built by tsup into dist/cli.js; imports the library as `omnimedia`
 // (the package's own public entry), so the CLI uses nothing the public API does not offer.
+import { fileURLToPath } from 'node:url';
+import { invocationName } from './invocation.ts';
 import { main } from './main.ts';
 
 const controller = new AbortController();
@@ -26,6 +28,7 @@ const code = await main(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   signal: controller.signal,
+  command: invocationName(process.env, fileURLToPath(import.meta.url)),
 });
 // Exit once both streams have flushed (pipes are asynchronous on some platforms), so no output
 // is lost and an idle keep-alive socket cannot hold the process open.

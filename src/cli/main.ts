@@ -4,6 +4,7 @@ import { UsageError, helpText, parseCommand } from './args.ts';
 import { COMMANDS, type Command } from './commands/index.ts';
 import { Context, type CliIO } from './context.ts';
 import { EXIT, Interrupted, defaultFlagNamer, errorJson, errorText, exitCodeFor } from './exit.ts';
+import { GLOBAL_COMMAND, withCommand } from './invocation.ts';
 
 const { version } = pkg;
 
@@ -65,12 +66,14 @@ function findCommand(argv: readonly string[]): { command: Command; rest: string[
 /** Run the CLI: parse, dispatch, and turn every outcome into an exit code. Never throws. */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const first = argv[0];
+  // Help and hints name the command as the person runs it (`npx omnimedia` from a project's install).
+  const name = io.command ?? GLOBAL_COMMAND;
   if (first === undefined) {
-    io.stderr.write(TOP_HELP);
+    io.stderr.write(withCommand(TOP_HELP, name));
     return EXIT.usage;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    io.stdout.write(TOP_HELP);
+    io.stdout.write(withCommand(TOP_HELP, name));
     return EXIT.ok;
   }
   if (first === '--version' || first === '-V') {
@@ -82,13 +85,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
   try {
     const found = findCommand(argv);
     if ('help' in found) {
-      io.stdout.write(found.help);
+      io.stdout.write(withCommand(found.help, name));
       return EXIT.ok;
     }
     command = found.command;
     const args = parseCommand(command.spec, found.rest);
     if (args.values.help) {
-      io.stdout.write(helpText(command.spec));
+      io.stdout.write(withCommand(helpText(command.spec), name));
       return EXIT.ok;
     }
     const flags = command.flags ?? {};
@@ -100,10 +103,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // Ctrl-C during an upload or a query: the abort's reason surfaces; report it as such.
     const error = io.signal.aborted && !(caught instanceof Interrupted) ? new Interrupted() : caught;
     const flagFor = ctx?.flagFor ?? defaultFlagNamer;
-    io.stderr.write(`${errorText(error, flagFor, ctx?.sent)}\n`);
+    io.stderr.write(`${errorText(error, flagFor, ctx?.sent, name)}
+`);
     // With --json a script reads the error from stdout too, as the one JSON document there; not
     // for a command without --json (`mcp`: its stdout is the JSON-RPC channel).
-    if (ctx ? ctx.output.json : argv.includes('--json') && (command === undefined || command.spec.options.json !== undefined)) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}\n`);
+    if (ctx ? ctx.output.json : argv.includes('--json') && (command === undefined || command.spec.options.json !== undefined)) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}
+`);
     return exitCodeFor(error);
   }
 }

@@ -80,7 +80,7 @@ export async function submitTask(
     live.end();
     ctx.progress.stop();
     ctx.output.result(submitted, () => describe(submitted));
-    ctx.output.message(`Follow it with: omnimedia tasks wait ${submitted.task_id}`);
+    ctx.output.message(`Follow it with: ${ctx.command} tasks wait ${submitted.task_id}`);
     return EXIT.ok;
   }
   return finish(ctx, submitted.task_id, live, flags, (options) => submission.wait(options));

@@ -45,7 +45,14 @@ export interface UseTaskOptions {
   client?: TaskClient;
 }
 
-/** What `useTask` follows: a task id, a `TaskPromise` or a submission (`{ task_id }`), or nothing. */
+/**
+ * What `useTask` follows: a task id, a `TaskPromise` or a submission (`{ task_id }`), or nothing.
+ *
+ * @example
+ * ```ts
+ * const followed: TaskInput = submitted ? { task_id: submitted.task_id } : undefined; // nothing yet: idle
+ * ```
+ */
 export type TaskInput =
   | string
   | PromiseLike<{ task_id: string }>

@@ -10,4 +10,5 @@ export type { EndpointGroup } from './scenario.ts';
 export { MockService, createMockService } from './service.ts';
 export { DEFAULT_DURATIONS, type MockDuration, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
 export { startMockServer, type MockServer, type MockServerOptions } from './server.ts';
+export { sampleFiles } from './samples.ts';
 export { UPLOAD_TTL_SECONDS } from './uploads.ts';

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
+import { sniffMediaType } from 'omnimedia/schemas';
 import { runCli } from './helpers/run.ts';
 
 // The commands in-process against MSW: what each sends, prints and exits with. The spawned,
@@ -169,7 +170,11 @@ describe('waiting outcomes', () => {
     server.use(http.get(`${BASE_URL}/v1/tasks/:id`, () => HttpResponse.json({ task_id: 'task_1', status: 'processing' })));
     const run = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', '--timeout', '0.05', ...FAST, ...CONN]);
     expect(run.code).toBe(4);
-    expect(run.stderr).toContain('omnimedia tasks wait task_1');
+    expect(run.stderr).toContain('Resume with: omnimedia tasks wait task_1');
+    // Started from a project's install: the command it can run there.
+    const local = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', '--timeout', '0.05', ...FAST, ...CONN], { command: 'npx omnimedia' });
+    expect(local.stderr).toContain('Resume with: npx omnimedia tasks wait task_1');
+    expect(local.stderr).not.toContain('see it with');
   });
 
   it('Ctrl-C while waiting exits 130 and prints the task id to resume with', async () => {
@@ -181,6 +186,13 @@ describe('waiting outcomes', () => {
     });
     expect(run.code).toBe(130);
     expect(run.stderr).toContain('Resume with: omnimedia tasks wait task_1');
+    const local = await runCli(['images', 'generate', '-m', 'm', '-p', 'p', '--wait', ...FAST, ...CONN], {
+      command: 'npx omnimedia',
+      onStderr: (text, interrupt) => {
+        if (text.includes('processing')) interrupt();
+      },
+    });
+    expect(local.stderr).toContain('Resume with: npx omnimedia tasks wait task_1');
     expect(JSON.parse(run.stdout)).toEqual({ error: expect.objectContaining({ type: 'Interrupted', task_id: 'task_1', exit_code: 130 }) });
   });
 });
@@ -370,5 +382,27 @@ describe('--verbose', () => {
     expect(run.stderr).toMatch(/\[omnimedia\] POST \/v1\/images\/generations 200/);
     expect(run.stderr).not.toContain(API_KEY);
     expect(JSON.parse(run.stdout)).toEqual(submission);
+  });
+});
+
+describe('mock --samples DIR', () => {
+  it("writes the guides' sample inputs before serving, and keeps a file of the user's by the same name", async () => {
+    const samples = join(dir, 'inputs');
+    await mkdir(samples);
+    await writeFile(join(samples, 'photo.png'), 'mine');
+    const run = await runCli(['mock', '--port', '0', '--samples', samples, '--json'], {
+      onStdout: (_text, interrupt) => interrupt(),
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).samples).toEqual({ written: ['mask.png', 'cat.png', 'sofa.png', 'lamp.png', 'clip.mp4'], kept: ['photo.png'] });
+    expect((await readdir(samples)).sort()).toEqual(['cat.png', 'clip.mp4', 'lamp.png', 'mask.png', 'photo.png', 'sofa.png']);
+    expect(await readFile(join(samples, 'photo.png'), 'utf8')).toBe('mine');
+    for (const name of ['mask.png', 'cat.png', 'sofa.png', 'lamp.png']) {
+      const bytes = new Uint8Array(await readFile(join(samples, name)));
+      expect(sniffMediaType(bytes)?.mediaType, name).toBe('image/png');
+      const view = new DataView(bytes.buffer, bytes.byteOffset);
+      expect([view.getUint32(16), view.getUint32(20)], name).toEqual([1024, 1024]);
+    }
+    expect(sniffMediaType(new Uint8Array(await readFile(join(samples, 'clip.mp4'))))?.mediaType).toBe('video/mp4');
   });
 });

@@ -4,16 +4,21 @@
 // reader's app would install (express, hono, ioredis, redis, ai...), with NO declarations added:
 // what a block uses it imports or declares, as a reader who copies it into a file has to. A
 // ```ts fragment block is not checked, and says so on its first line. Each ```ts runnable block
-// also runs, against the mock service, in a directory holding the files it names.
+// also runs, against the mock service, in a directory holding only what the page's own
+// instructions make (test/helpers/runnable.ts reads them: the sample inputs when its mock
+// command has `--samples`); test/package/guide-blocks.ts runs them, saved and run as each page
+// says, in a fresh project with the packed tarball.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMockServer } from 'omnimedia/testing';
-import { codeBlocks, documentationFiles, read, ROOT, type CodeBlock } from '../helpers/docs.ts';
+import { sampleFiles, startMockServer } from 'omnimedia/testing';
+import { codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
+import { runnableBlocks, type RunInstruction } from '../helpers/runnable.ts';
+import { buildCli } from '../cli/helpers/built-cli.ts';
 
 const blocks = documentationFiles().flatMap((path) => codeBlocks(path));
 const typescript = blocks.filter((b) => /^ts\b/.test(b.info));
@@ -62,6 +67,20 @@ function typeErrors(list: CodeBlock[]): string[] {
   return errors;
 }
 
+/** A block that starts `npx omnimedia ...` (docs/agents.md's MCP client) needs the package installed where it runs. */
+const startsTheBin = (block: CodeBlock) => /command: 'npx',\s*args: \['omnimedia'/.test(block.code);
+let built: Promise<string> | undefined;
+/** `dir/node_modules/omnimedia` as npm installs it: the built package, its bin linked in .bin. */
+async function installPackage(dir: string): Promise<void> {
+  const cli = await (built ??= buildCli('omnimedia-docs-snippets'));
+  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(dirname(dirname(cli)), join(dir, 'node_modules', 'omnimedia'));
+  symlinkSync(cli, join(dir, 'node_modules', '.bin', 'omnimedia'));
+}
+
+/** The page's mock command writes the sample inputs into the directory the block runs in. */
+const withSamples = (how: RunInstruction) => how.mock[how.mock.indexOf('--samples') + 1] === '.';
+
 describe('the examples of the README and the guides', () => {
   it('are there, runnable ones too', () => {
     expect(typescript.length).toBeGreaterThan(30);
@@ -73,19 +92,36 @@ describe('the examples of the README and the guides', () => {
     expect(typeErrors(checked)).toEqual([]);
   }, 180_000);
 
-  it("the README's Quick start is plain JavaScript too, as it says (saved as quickstart.mjs, run by node)", () => {
-    const readme = read('README.md');
-    const start = readme.indexOf('`node quickstart.mjs`:');
-    const block = codeBlocks('README.md').find((b) => /^ts\b/.test(b.info) && readme.indexOf(b.code) > start);
-    expect(start).toBeGreaterThan(-1);
-    const dir = mkdtempSync(join(tmpdir(), 'quickstart-'));
+  it('each page says, before its first runnable block, how to run them: the file, the command, the install, the mock, the variables', () => {
+    const pages = documentationFiles().map((path) => runnableBlocks(path)).filter((list) => list.length > 0);
+    expect(pages.length).toBeGreaterThanOrEqual(9);
+    const missing = pages.flat().flatMap(({ block, how }) => ('missing' in how ? [`${block.where}: ${how.missing.join('; ')}`] : []));
+    expect(missing).toEqual([]);
+  });
+
+  // A .ts file is CommonJS in an `npm init -y` project ("Cannot use import statement outside a
+  // module"), and types in a .mjs file are a SyntaxError: only .mts (types) or .mjs (none) run
+  // as saved in any project; the command runs under Node 22.18+ (type stripping on).
+  it('each runnable block is saved as .mts, or as .mjs when it has no types, and parses as such', () => {
+    const bad: string[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'docs-syntax-'));
     try {
-      writeFileSync(join(dir, 'quickstart.mjs'), block!.code);
-      execFileSync(process.execPath, ['--check', join(dir, 'quickstart.mjs')], { stdio: 'pipe' });
+      for (const { block, how } of documentationFiles().flatMap((path) => runnableBlocks(path))) {
+        if ('missing' in how) continue;
+        if (!/\.m[jt]s$/.test(how.file)) bad.push(`${block.where}: saved as ${how.file}: neither .mts nor .mjs`);
+        const file = join(dir, how.file);
+        writeFileSync(file, block.code);
+        try {
+          execFileSync(process.execPath, ['--check', file], { stdio: 'pipe' });
+        } catch (error) {
+          bad.push(`${block.where}: as ${how.file}: ${String((error as { stderr?: Buffer }).stderr).split('\n').find((l) => /Error/.test(l))}`);
+        }
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+    expect(bad).toEqual([]);
+  }, 120_000); // a node --check per block: about 1 s each on a loaded machine
 
   it('say so when they are fragments', () => {
     for (const block of fragments) expect(block.code.split('\n')[0], block.where).toMatch(/^\/\/ A fragment\b.*: .+/);
@@ -103,14 +139,18 @@ describe('the examples of the README and the guides', () => {
       rmSync(dir, { recursive: true, force: true });
       await server.close();
     });
-    // The files the blocks name, in the directory they run in.
-    for (const name of ['photo.png', 'cat.png', 'sofa.png', 'lamp.png', 'mask.png']) copyFileSync(join(ROOT, 'test/fixtures/tiny.png'), join(dir, name));
-    copyFileSync(join(ROOT, 'test/fixtures/tiny.mp4'), join(dir, 'clip.mp4'));
+    const how = new Map(documentationFiles().flatMap((path) => runnableBlocks(path)).map((r) => [r.block.where, r.how] as const));
+    const samples = await sampleFiles();
 
     it.each(runnable.map((b) => [b.where, b] as const))('%s', async (_where, block) => {
-      const file = join(dir, fileName(block));
+      // Each block in a directory of its own, holding the inputs its page's mock command writes.
+      const instruction = how.get(block.where);
+      const blockDir = mkdtempSync(join(dir, 'block-'));
+      if (instruction && !('missing' in instruction) && withSamples(instruction)) for (const [name, bytes] of samples) writeFileSync(join(blockDir, name), bytes);
+      if (startsTheBin(block)) await installPackage(blockDir);
+      const file = join(blockDir, fileName(block));
       writeFileSync(file, `${block.code}\nexport {};\n`);
-      process.chdir(dir);
+      process.chdir(blockDir);
       process.env.OMNIMEDIA_BASE_URL = server.url;
       process.env.OMNIMEDIA_API_KEY = 'sk-mock';
       try {
@@ -118,6 +158,6 @@ describe('the examples of the README and the guides', () => {
       } finally {
         process.chdir(cwd);
       }
-    }, 60_000);
+    }, 180_000);
   });
 });

@@ -1,6 +1,6 @@
-import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { CLI_PATH, buildCli, runBuilt, runProcess } from '../cli/helpers/built-cli.ts';
@@ -138,7 +138,8 @@ describe('the built CLI against the mock service', () => {
       },
     });
     expect(run.code).toBe(130);
-    const id = /Resume with: omnimedia tasks wait (\S+)/.exec(run.stderr)?.[1];
+    // The built bin lives in this repository's node_modules: a project's install, run with npx.
+    const id = /Resume with: npx omnimedia tasks wait (\S+)/.exec(run.stderr)?.[1];
     expect(id).toBeDefined();
     expect(server.mock.task(id!)).toBeDefined();
   });
@@ -186,6 +187,28 @@ describe('the built CLI against the mock service', () => {
     expect(JSON.parse(submitted!.stdout).task_id).toEqual(expect.any(String));
     expect(mock.code).toBe(0);
     expect(mock.stderr).toContain('mock service stopped');
+  });
+
+  it('its hints name the command as installed: npx omnimedia in a project, omnimedia from a global install', async () => {
+    // A global install as npm lays it out: <prefix>/lib/node_modules/omnimedia, <prefix>/bin/omnimedia linked to its bin.
+    const prefix = await mkdtemp(join(tmpdir(), 'omnimedia-global-'));
+    const installed = join(prefix, 'lib', 'node_modules', 'omnimedia');
+    await cp(dirname(dirname(CLI_PATH)), installed, { recursive: true });
+    await mkdir(join(prefix, 'bin'));
+    await symlink(join(installed, 'dist', 'cli.js'), join(prefix, 'bin', 'omnimedia'));
+    const hint = (run: { stderr: string }) => /to try things locally: (.*) mock\)/.exec(run.stderr)?.[1];
+    try {
+      expect(hint(await runProcess(process.execPath, [join(prefix, 'bin', 'omnimedia'), 'images', 'generate', '-m', 'm', '-p', 'p']))).toBe('omnimedia');
+      // This repository's node_modules, with package.json above it: a project's install.
+      expect(hint(await runBuilt(['images', 'generate', '-m', 'm', '-p', 'p']))).toBe('npx omnimedia');
+      // Started by npx (npm sets npm_config_user_agent), wherever the bin is.
+      const byNpx = await runProcess(process.execPath, [join(prefix, 'bin', 'omnimedia'), 'images', 'generate', '-m', 'm', '-p', 'p'], {
+        env: { npm_config_user_agent: 'npm/11.6.2 node/v24.21.0 linux x64 workspaces/false' },
+      });
+      expect(hint(byNpx)).toBe('npx omnimedia');
+    } finally {
+      await rm(prefix, { recursive: true, force: true });
+    }
   });
 
   // An ES import of node:http reads its lazy exports (WebSocket...), which load undici: every

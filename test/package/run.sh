@@ -13,7 +13,9 @@
 #   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
 #   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
 #   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
-#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts).
+#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts);
+#   and every ```ts runnable block of the README and the guides, saved and run as its page says
+#   in a fresh `npm init -y` project with the page's install line (guide-blocks.ts).
 # Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
@@ -135,6 +137,11 @@ step "omnimedia batch (the installed bin, resumed), client.batch and omnimedia/b
 (cd "$APP" && "$NODE" flows/batch.mjs && "$NODE" flows/batch.cjs)
 pass; pass
 
+step "the guides' runnable blocks: each page's install line, mock and command, in fresh npm init -y projects"
+# Node $("$NODE" --version) is the `node` on the PATH: 22.18 or later runs the .mts blocks as the pages say.
+"$NODE" "$HERE/guide-blocks.ts" "$TARBALL" "$WORK/guides"
+pass
+
 if [ "$matrix" = 1 ]; then
   for version in "${NODE_VERSIONS[@]}"; do
     step "Node $version: ESM and CJS"
@@ -236,6 +243,9 @@ if [ "$browser" = 1 ]; then
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/dev-server-page.mjs --bundle --platform=browser --format=esm \
     --outfile="$WORK/dev-server-page.js" --log-level=warning)
   (cd "$APP" && "$NODE" browser/dev-server-run.mjs "$WORK/dev-server-page.js" "$MOCK_URL" "$ROOT")
+  pass
+  step "Chromium: docs/browser-apps.md's page without a bundler (an import map to the browser build) and its server.mts"
+  (cd "$APP" && "$NODE" browser/import-map-run.mjs "$ROOT" "$MOCK_URL")
   pass
   step "Chromium: a page tracing a wait with omnimedia/otel (the browser build)"
   (cd "$APP" && "$ROOT/node_modules/.bin/esbuild" browser/otel-page.mjs --bundle --platform=browser --format=esm \

@@ -15,8 +15,11 @@ export async function runCli(
   options: {
     env?: Record<string, string | undefined>;
     onStderr?: (text: string, interrupt: () => void) => void;
+    onStdout?: (text: string, interrupt: () => void) => void;
     /** Abort it to press Ctrl-C. */
     controller?: AbortController;
+    /** How the CLI was started (CliIO's `command`). */
+    command?: string;
   } = {},
 ): Promise<RunResult> {
   const controller = options.controller ?? new AbortController();
@@ -24,7 +27,12 @@ export async function runCli(
   const err: string[] = [];
   const interrupt = () => controller.abort(new Error('interrupted'));
   const code = await main(argv, {
-    stdout: { write: (text: string) => out.push(text) },
+    stdout: {
+      write: (text: string) => {
+        out.push(text);
+        options.onStdout?.(text, interrupt);
+      },
+    },
     stderr: {
       isTTY: false,
       write: (text: string) => {
@@ -34,6 +42,7 @@ export async function runCli(
     },
     env: options.env ?? {},
     signal: controller.signal,
+    ...(options.command === undefined ? {} : { command: options.command }),
   });
   return { code, stdout: out.join(''), stderr: err.join('') };
 }

@@ -211,6 +211,67 @@ async function playLive(browser, origin, label) {
   console.log(`${label} live: ${JSON.stringify(outcome)}`);
 }
 
+/**
+ * The live page's submission, held in flight until the test lets it go (so nothing depends on
+ * timing): while held the page shows 'submitting' and its button is disabled; a double click and
+ * a third click 300 ms later send ONE `POST /v1/video/generate` upstream (the recipe's
+ * <form action> sent two, two paid videos). Then, signed out, a refused submission (401) is
+ * shown in the page, which stays (the action's throw replaced it with Next's error page).
+ */
+async function playLiveGuards(browser, origin, mock, label) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(String(error)));
+  const outcome = {};
+  try {
+    await page.goto(`${origin}/login`);
+    await page.goto(`${origin}/live`);
+    await page.waitForFunction(() => Object.keys(document.querySelector('form') ?? {}).some((key) => key.startsWith('__react')));
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    let posted = 0;
+    await page.route('**/api/omnimedia/v1/video/generate', async (route) => {
+      posted++;
+      await held;
+      await route.continue();
+    });
+    const before = mock.mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/video/generate').length;
+    const button = page.locator('button[type=submit]');
+    await button.dblclick();
+    await page.waitForFunction(() => document.querySelector('#status')?.textContent === 'submitting', undefined, { timeout: 10_000 });
+    outcome.disabledInFlight = await button.isDisabled();
+    await page.waitForTimeout(300);
+    await button.click({ force: true }); // a third click while in flight: a disabled button takes none
+    release();
+    await page.waitForFunction(() => ['pending', 'processing', 'completed'].includes(document.querySelector('#status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => location.search.startsWith('?task='), undefined, { timeout: 30_000 });
+    outcome.pagePosts = posted;
+    outcome.upstreamPosts = mock.mock.requests.filter((r) => r.method === 'POST' && r.path === '/v1/video/generate').length - before;
+    outcome.enabledAfter = !(await button.isDisabled());
+    if (!outcome.disabledInFlight) problems.push(`${label} live guards: the button was enabled while the submission was in flight`);
+    if (outcome.pagePosts !== 1 || outcome.upstreamPosts !== 1) problems.push(`${label} live guards: ${outcome.pagePosts} POSTs from the page, ${outcome.upstreamPosts} upstream for a double click and a third (want 1)`);
+    if (!outcome.enabledAfter) problems.push(`${label} live guards: the button stayed disabled after the submission was answered`);
+
+    // Signed out: the proxy refuses the submission (401); the page shows it and stays.
+    await context.clearCookies();
+    await page.unroute('**/api/omnimedia/v1/video/generate');
+    await page.goto(`${origin}/live`);
+    await page.waitForFunction(() => Object.keys(document.querySelector('form') ?? {}).some((key) => key.startsWith('__react')));
+    await button.click();
+    await page.locator('#error').waitFor({ timeout: 30_000 });
+    outcome.refusal = await page.locator('#error').textContent();
+    outcome.formAfterRefusal = await page.locator('form').count();
+    if (!outcome.refusal || outcome.formAfterRefusal !== 1) problems.push(`${label} live guards: the refusal showed ${JSON.stringify(outcome.refusal)} with ${outcome.formAfterRefusal} form(s)`);
+  } catch (error) {
+    problems.push(`${label} live guards: ${error.message.split('\n')[0]} ${JSON.stringify(outcome)}`);
+  } finally {
+    await context.close();
+  }
+  if (pageErrors.length) problems.push(`${label} live guards: page errors: ${pageErrors.join('; ')}`);
+  console.log(`${label} live guards: ${JSON.stringify(outcome)}`);
+}
+
 /** The page's client as Next bundled it: the static chunks that hold omnimedia's code. */
 async function omnimediaChunks(app) {
   const dir = join(app, '.next/static/chunks');
@@ -280,6 +341,7 @@ try {
       mock.mock.setDurations({ video: 6_000 });
       await playLive(browser, next.url, `${runtime} at 127.0.0.1`);
       await playLive(browser, `http://${PUBLIC_HOST}:${front.port}`, `${runtime} behind a reverse proxy`);
+      await playLiveGuards(browser, next.url, mock, `${runtime} at 127.0.0.1`);
       mock.mock.setDurations({ video: 500 });
     } finally {
       await front.close();
