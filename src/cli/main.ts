@@ -103,12 +103,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // Ctrl-C during an upload or a query: the abort's reason surfaces; report it as such.
     const error = io.signal.aborted && !(caught instanceof Interrupted) ? new Interrupted() : caught;
     const flagFor = ctx?.flagFor ?? defaultFlagNamer;
-    io.stderr.write(`${errorText(error, flagFor, ctx?.sent, name)}
-`);
+    io.stderr.write(`${errorText(error, flagFor, ctx?.sent, name)}\n`);
     // With --json a script reads the error from stdout too, as the one JSON document there; not
     // for a command without --json (`mcp`: its stdout is the JSON-RPC channel).
-    if (ctx ? ctx.output.json : argv.includes('--json') && (command === undefined || command.spec.options.json !== undefined)) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}
-`);
+    if (ctx ? ctx.output.json : argv.includes('--json') && (command === undefined || command.spec.options.json !== undefined)) io.stdout.write(`${terminalJson(errorJson(error, flagFor, ctx?.sent))}\n`);
     return exitCodeFor(error);
   }
 }
