@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { UsageError, stringValue } from '../args.ts';
 import type { Context } from '../context.ts';
 import { EXIT } from '../exit.ts';
-import { terminalText } from '../../internal/terminal-text.ts';
+import { terminalText } from '../terminal-text.ts';
 import type { Command } from './command.ts';
 
 /** Open `url` in the desktop's browser, when there is a desktop (never fails the command). */
