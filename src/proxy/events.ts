@@ -147,7 +147,11 @@ export function eventStream(
   );
 }
 
-/** The error body with the status the page maps it by: `{ "status": 404, "error": {...} }`. */
+/**
+ * The error body with the status the page maps it by: `{ "status": 404, "error": {...} }`. The
+ * HTTP status is ours and goes last: a `status` field of the service's body (`"error"`, `403`
+ * for a 404) never replaces it, and the page's wait ends with the error of the real status.
+ */
 function withStatus(status: number, text: string): string {
   let body: unknown;
   try {
@@ -155,5 +159,5 @@ function withStatus(status: number, text: string): string {
   } catch {
     body = undefined;
   }
-  return JSON.stringify(body && typeof body === 'object' && !Array.isArray(body) ? { status, ...body } : { status, error: { code: 'upstream_error', message: `the service answered ${status}` } });
+  return JSON.stringify(body && typeof body === 'object' && !Array.isArray(body) ? { ...body, status } : { status, error: { code: 'upstream_error', message: `the service answered ${status}` } });
 }

@@ -162,11 +162,13 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       let task: TaskResult | undefined;
       try {
         if (stream) {
+          // After a failure the next read waits for its delay too: no loop runs again at once.
+          if (failures > 0) await scheduler.wakeAt(nextAt, stop.signal);
           task = await stream.next();
           if (!task) {
+            nextAt = Date.now() + stream.pollDelayMs;
             stream.close();
             stream = undefined;
-            nextAt = Date.now();
             continue;
           }
         } else if (leases) {

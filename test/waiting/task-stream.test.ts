@@ -116,7 +116,7 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
     expect(sent.some((line) => /^GET \/v1\/tasks\/[^/]+$/.test(line))).toBe(false);
   });
 
-  it('reopens a stream that ended without the end at once, with the last event id', async () => {
+  it('reopens a stream that ended without the end after a second, with the last event id', async () => {
     const asked: (string | undefined)[] = [];
     let first = true;
     const { client } = page(await proxyAt(), async (url, next, init) => {
