@@ -110,10 +110,13 @@ describe('no retry loop runs again without a delay', () => {
     const answer = (url: string) => (url.endsWith('/events') ? stream(`event: task\nid: 1\ndata: ${task}\n\n`) : unavailable());
     const { logger, signal } = counted(state, attempts);
     const fetched: number[] = [];
-    const client = new OmniMedia({ proxyURL: 'http://app.test/api/omnimedia', logger, logLevel: 'info', fetch: failingFetch(state, fetched, answer) });
+    const urls: string[] = [];
+    const client = new OmniMedia({ proxyURL: 'http://app.test/api/omnimedia', logger, logLevel: 'info', fetch: (input) => (urls.push(String(input)), failingFetch(state, fetched, answer)(input)) });
     await drive(() => client.tasks.wait('task_a', { timeout: 3_600_000, signal }), state);
     expectSpaced(fetched);
     expectSpaced(attempts, 0);
+    // The first stream brought its status; the two reopens resent it (no news): then polls.
+    expect(urls.slice(0, 4).map((url) => url.endsWith('/events'))).toEqual([true, true, true, false]);
   });
 
   it('the scheduler asking a budget that always says "not yet" (a retry time already past)', async () => {
