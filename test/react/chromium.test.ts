@@ -127,4 +127,42 @@ describe('omnimedia/react in Chromium', () => {
       await page.close();
     }
   }, 60_000);
+
+  it('a refused submission leaves \'submitting\': idle, with its error', async () => {
+    const page = await openPage();
+    try {
+      service.override = (req) => (req.method === 'POST' ? { status: 402, body: { error: { code: 'insufficient_balance', message: 'top up' } } } : undefined);
+      await page.evaluate(() => (window as unknown as { omni: { submit(): void } }).omni.submit());
+      await page.waitForFunction(() => document.querySelector('#one')?.getAttribute('data-error'), undefined, { timeout: 15_000 }).catch(() => {});
+      expect(await stateOf(page, 'one')).toEqual({ status: 'idle', error: 'InsufficientBalanceError' });
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('<Activity> hidden then shown joins the task\'s one watch: one stream open, not a second beside it', async () => {
+    const page = await openPage();
+    try {
+      const submitted = await fetch(`${mock.url}/v1/images/generations`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"model":"omni-image","prompt":"p"}' });
+      const { task_id: taskId } = (await submitted.json()) as { task_id: string };
+      type Omni = { omni: { activity(id: string): void; toggle(): void; addSecond(): void } };
+      await page.evaluate((id) => (window as unknown as Omni).omni.activity(id), taskId);
+      await page.waitForFunction(() => ['pending', 'processing'].includes(document.querySelector('#hideable')?.getAttribute('data-status') ?? ''), undefined, { timeout: 15_000 });
+      // Hidden: its effects are gone, so is the watch (its only follower left).
+      await page.evaluate(() => (window as unknown as Omni).omni.toggle());
+      await page.waitForTimeout(300);
+      // Another component follows the task now: a new watch; then the hidden one is shown again.
+      await page.evaluate(() => (window as unknown as Omni).omni.addSecond());
+      await page.waitForFunction(() => ['pending', 'processing'].includes(document.querySelector('#second')?.getAttribute('data-status') ?? ''), undefined, { timeout: 15_000 });
+      await page.evaluate(() => (window as unknown as Omni).omni.toggle());
+      await page.waitForTimeout(500);
+      // Before: 3 (the shown component restarted its memoised, forgotten store beside the new one).
+      expect(streamsOf(taskId)).toBe(2);
+      await page.waitForFunction(() => document.querySelector('#hideable')?.getAttribute('data-status') === 'completed', undefined, { timeout: 30_000 });
+      expect(await stateOf(page, 'second')).toEqual({ status: 'completed', error: '' });
+      expect(streamsOf(taskId)).toBe(2);
+    } finally {
+      await page.close();
+    }
+  }, 90_000);
 });

@@ -15,15 +15,19 @@ function Status(props: { name: string; task: TaskInput }): ReactNode {
 }
 
 let toggle: (() => void) | undefined;
+let addSecond: (() => void) | undefined;
 
+/** A follower inside `<Activity>` (hidden and shown by `toggle`), and a second one `addSecond` mounts. */
 function Hideable(props: { taskId: string }): ReactNode {
   const [visible, setVisible] = useState(true);
+  const [second, setSecond] = useState(false);
   toggle = () => setVisible((v) => !v);
+  addSecond = () => setSecond(true);
   return createElement(
     'div',
     null,
-    createElement(Activity, { mode: visible ? 'visible' : 'hidden', children: createElement(Status, { name: 'hidden-one', task: props.taskId }) }),
-    createElement(Status, { name: 'always', task: props.taskId }),
+    createElement(Activity, { mode: visible ? 'visible' : 'hidden', children: createElement(Status, { name: 'hideable', task: props.taskId }) }),
+    second ? createElement(Status, { name: 'second', task: props.taskId }) : null,
   );
 }
 
@@ -35,6 +39,7 @@ Object.assign(window, {
     submit: () => render(createElement(Status, { name: 'one', task: client.images.generate({ model: 'omni-image', prompt: 'a lighthouse' }) })),
     activity: (taskId: string) => render(createElement(Hideable, { taskId })),
     toggle: () => toggle?.(),
+    addSecond: () => addSecond?.(),
   },
 });
 document.body.dataset.ready = '1';
