@@ -89,6 +89,8 @@ describe('after a submission, every error names the task', () => {
       const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', ...CONN]);
       expect(run.stderr).not.toContain('nothing was sent');
       expect(run.stderr).toMatch(/task task_1 was submitted.*omnimedia tasks get task_1/);
+      // The flag the user typed (it said --to, the SDK's field, before).
+      expect(run.stderr).toMatch(/^  --out \(to\): .* is a file/m);
       const json = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', '--json', ...CONN]);
       expect(JSON.parse(json.stdout).error.task_id).toBe('task_1');
       expect(json.stderr).not.toContain('nothing was sent');
