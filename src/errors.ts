@@ -1,4 +1,5 @@
 import type { TaskAttempt, TaskResult } from './schemas/task.ts';
+import { taskForError } from './errors/service-data.ts';
 
 /**
  * Every error the SDK throws is an `OmniMediaError`. Errors raised after a task was submitted
@@ -311,7 +312,7 @@ export class TaskFailedError extends OmniMediaError {
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),
       { taskId: task.task_id },
     );
-    this.task = task;
+    this.task = taskForError(task);
     this.failReason = failReason;
     this.attempts = attempts;
   }
@@ -345,7 +346,7 @@ export class WaitTimeoutError extends OmniMediaError {
       taskId,
       cause,
     });
-    this.lastTask = lastTask;
+    this.lastTask = taskForError(lastTask);
   }
 }
 

@@ -96,7 +96,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     }
     const flags = command.flags ?? {};
     ctx = new Context(io, args.values);
-    ctx.flagFor = (field) => flags[field.split(/[.[]/)[0] ?? field] ?? defaultFlagNamer(field);
+    // The download's target (`to`, cli/download.ts) is what the user gave as --out.
+    ctx.flagFor = (field) => flags[field.split(/[.[]/)[0] ?? field] ?? (field === 'to' ? '--out' : defaultFlagNamer(field));
     return await command.run(ctx, args);
   } catch (caught) {
     ctx?.progress.stop();

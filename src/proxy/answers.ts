@@ -33,9 +33,12 @@ export class ProxyRefusal extends Error {
   }
 }
 
-/** A JSON answer (the text given, or `body` serialised) with the proxy's headers, `extra` (CORS, Retry-After) on top. */
+/**
+ * A JSON answer (the text given, or `body` serialised) with `extra` (CORS, the service's
+ * Retry-After) and the proxy's own headers last: nothing passed on replaces them.
+ */
 export function jsonAnswer(status: number, body: unknown, extra: Record<string, string> = {}, text = JSON.stringify(body)): Response {
-  return new Response(text, { status, headers: { 'content-type': 'application/json', ...ANSWER_HEADERS, ...extra } });
+  return new Response(text, { status, headers: { ...extra, 'content-type': 'application/json', ...ANSWER_HEADERS } });
 }
 
 /** The answer of a refusal. */

@@ -74,6 +74,90 @@ export class OpenStreams {
 }
 
 /**
+ * Where one page's stream is in its life; `#move` is the one place that changes it.
+ * - `opening`: made, not yet following its task's watch.
+ * - `following`: following the watch (`unfollow` leaves it), its timers running.
+ * - `closed`: the end: the watch left, the timers cleared, its place given back, the body closed.
+ */
+type StreamLife =
+  | { phase: 'opening' }
+  | { phase: 'following'; unfollow: () => void }
+  | { phase: 'closed' };
+
+/** One page's stream: what it writes, and its one way to the end (`close`). */
+class PageStream {
+  #life: StreamLife = { phase: 'opening' };
+  #id: number;
+  readonly #timers: ReturnType<typeof setTimeout>[] = [];
+  readonly #controller: ReadableStreamDefaultController<Uint8Array>;
+  readonly #request: { signal: AbortSignal };
+  readonly #release: () => void;
+  readonly #onAbort = (): void => this.close();
+
+  constructor(controller: ReadableStreamDefaultController<Uint8Array>, request: { headers: Headers; signal: AbortSignal }, release: () => void) {
+    this.#controller = controller;
+    this.#request = request;
+    this.#release = release;
+    this.#id = lastEventId(request.headers.get('last-event-id'));
+  }
+
+  /** Follow `taskId`'s watch: a first line at once (the status and headers go out), pings, the time limit. */
+  start(watches: TaskWatches, taskId: string, limits: Required<ProxyEventsOptions>): void {
+    if (this.#request.signal.aborted) return this.close();
+    this.#request.signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#send(encoder.encode(': open\n\n'));
+    this.#timers.push(setInterval(() => this.#send(encoder.encode(': ping\n\n')), limits.heartbeatMs), setTimeout(() => this.close(), limits.maxStreamMs));
+    for (const timer of this.#timers) (timer as { unref?: () => void }).unref?.();
+    const listener: WatchListener = {
+      task: ({ task, text }) => {
+        this.#send(frame('task', text, ++this.#id));
+        if (isTerminalStatus(task.status)) this.close();
+      },
+      error: (status, text) => {
+        this.#send(frame('error', withStatus(status, text)));
+        this.close();
+      },
+      end: () => this.close(),
+    };
+    const unfollow = watches.follow(taskId, listener);
+    // The watch may have ended the stream already (a task it knew had ended).
+    if (this.#life.phase === 'closed') unfollow();
+    else this.#move({ phase: 'following', unfollow });
+  }
+
+  /** The end, whatever brought it (the task's end, an error, the time limit, the page gone): once. */
+  close(): void {
+    this.#move({ phase: 'closed' });
+  }
+
+  #send(bytes: Uint8Array): void {
+    if (this.#life.phase === 'closed') return;
+    try {
+      this.#controller.enqueue(bytes);
+    } catch {
+      this.close(); // The page cancelled the body.
+    }
+  }
+
+  /** The one place the stream's life changes: `closed` lets go of everything the stream held. */
+  #move(next: StreamLife): void {
+    const left = this.#life;
+    if (left.phase === 'closed') return;
+    this.#life = next;
+    if (next.phase !== 'closed') return;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#request.signal.removeEventListener('abort', this.#onAbort);
+    if (left.phase === 'following') left.unfollow();
+    this.#release();
+    try {
+      this.#controller.close();
+    } catch {
+      // Cancelled already.
+    }
+  }
+}
+
+/**
  * The stream of `taskId`'s events for one page: its body pulls nothing, each event is enqueued
  * (and so written) as it comes. `signal`: the page's request (it went away); `release`: its
  * place among the open streams.
@@ -85,69 +169,26 @@ export function eventStream(
   request: { headers: Headers; signal: AbortSignal },
   release: () => void,
 ): ReadableStream<Uint8Array> {
-  let id = lastEventId(request.headers.get('last-event-id'));
-  let stop: (() => void) | undefined;
+  let stream: PageStream | undefined;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        let unfollow: (() => void) | undefined;
-        let closed = false;
-        const timers: ReturnType<typeof setTimeout>[] = [];
-        const onAbort = () => end();
-        stop = () => {
-          if (closed) return;
-          closed = true;
-          for (const timer of timers) clearTimeout(timer);
-          request.signal.removeEventListener('abort', onAbort);
-          unfollow?.();
-          release();
-        };
-        const send = (bytes: Uint8Array) => {
-          if (closed) return;
-          try {
-            controller.enqueue(bytes);
-          } catch {
-            stop?.();
-          }
-        };
-        const end = () => {
-          if (closed) return;
-          stop?.();
-          try {
-            controller.close();
-          } catch {
-            // Cancelled already.
-          }
-        };
-        request.signal.addEventListener('abort', onAbort, { once: true });
-        // A first line at once, so that the status and headers go out before the first event.
-        send(encoder.encode(': open\n\n'));
-        timers.push(setInterval(() => send(encoder.encode(': ping\n\n')), limits.heartbeatMs), setTimeout(end, limits.maxStreamMs));
-        for (const timer of timers) (timer as { unref?: () => void }).unref?.();
-        const listener: WatchListener = {
-          task: ({ task, text }) => {
-            send(frame('task', text, ++id));
-            if (isTerminalStatus(task.status)) end();
-          },
-          error: (status, text) => {
-            send(frame('error', withStatus(status, text)));
-            end();
-          },
-          end,
-        };
-        if (request.signal.aborted) return stop();
-        unfollow = watches.follow(taskId, listener);
-        if (closed) unfollow();
+        stream = new PageStream(controller, request, release);
+        stream.start(watches, taskId, limits);
       },
       cancel() {
-        stop?.();
+        stream?.close();
       },
     },
     { highWaterMark: 0 },
   );
 }
 
-/** The error body with the status the page maps it by: `{ "status": 404, "error": {...} }`. */
+/**
+ * The error body with the status the page maps it by: `{ "status": 404, "error": {...} }`. The
+ * HTTP status is ours and goes last: a `status` field of the service's body (`"error"`, `403`
+ * for a 404) never replaces it, and the page's wait ends with the error of the real status.
+ */
 function withStatus(status: number, text: string): string {
   let body: unknown;
   try {
@@ -155,5 +196,5 @@ function withStatus(status: number, text: string): string {
   } catch {
     body = undefined;
   }
-  return JSON.stringify(body && typeof body === 'object' && !Array.isArray(body) ? { status, ...body } : { status, error: { code: 'upstream_error', message: `the service answered ${status}` } });
+  return JSON.stringify(body && typeof body === 'object' && !Array.isArray(body) ? { ...body, status } : { status, error: { code: 'upstream_error', message: `the service answered ${status}` } });
 }

@@ -79,6 +79,8 @@ class Watch {
   readonly #texts = new WeakMap<TaskResult, string>();
   #latest: WatchedTask | undefined;
   #ended = false;
+  /** Reads of the task on their way (the poller's, the start's). */
+  #reading = 0;
   readonly #onEnd: () => void;
 
   constructor(taskId: string, ports: WatchPorts, onEnd: () => void) {
@@ -128,15 +130,17 @@ class Watch {
     const signal = this.#stop.signal;
     try {
       // What the fleet already knows (another instance's watch, a callback): at once, no read.
-      const known = events.current
-        ? await this.#bus.call(() => events.current?.(this.#taskId), { timeoutMs: PORT_TIMEOUT_MS, signal, abort: 'fallback', accept: isStoredTask, fallback: () => undefined })
-        : undefined;
+      const known = await this.#known();
       if (signal.aborted) return;
       if (known) this.#heard(known);
       // On a fleet the lease holder reads: wait a moment for its news, then read once ourselves.
       if (leases && !this.#latest) setTimeout(() => void this.#startRead(), START_READ_AFTER_MS);
+      // With callbacks a task the fleet knows is not read at the start: its first query is the
+      // fallback's, 30 s on (DESIGN 12: one read at the start, when nothing is known).
+      const quiet = this.#ports.callbacks && known !== undefined;
       const target: PollTarget = {
         taskId: this.#taskId,
+        submittedAt: quiet ? Date.now() : undefined,
         defaultTimeout: WATCH_TIMEOUT_MS,
         what: 'task events',
         retrieve: (querySignal) => this.#read(querySignal),
@@ -146,7 +150,7 @@ class Watch {
         leases,
         logger: this.#ports.logger,
       };
-      const options = { signal, ...(this.#ports.callbacks ? CALLBACK_FALLBACK : {}) };
+      const options = { signal, ...(this.#ports.callbacks ? { ...CALLBACK_FALLBACK, initialDelay: quiet ? CALLBACK_FALLBACK.interval : 0 } : {}) };
       for await (const task of observeTask(target, options)) {
         this.#heard(task);
         if (this.#ended) return;
@@ -167,11 +171,15 @@ class Watch {
 
   /** One read, outside the lease, when nothing came from the fleet within `START_READ_AFTER_MS`. */
   async #startRead(): Promise<void> {
-    if (this.#latest || this.#stop.signal.aborted) return;
+    // The watch's own query (it holds the lease) is on its way: that read is the one.
+    if (this.#latest || this.#reading > 0 || this.#stop.signal.aborted) return;
     let release: (() => void) | undefined;
     try {
+      // The fleet may know it by now (the holder's news, published before our subscription listened).
+      const known = await this.#known();
+      if (known) this.#heard(known);
       release = await this.#ports.scheduler.querySlot(Date.now(), this.#stop.signal);
-      if (this.#latest) return;
+      if (this.#latest || this.#reading > 0) return;
       const task = await this.#read(this.#stop.signal);
       // News for the other instances' streams too.
       this.#bus.fire(() => this.#ports.events.publish(task));
@@ -183,15 +191,25 @@ class Watch {
     }
   }
 
+  /** What the fleet knows of the task now (the last status any instance published), if anything: no read. */
+  async #known(): Promise<TaskResult | undefined> {
+    const { events } = this.#ports;
+    if (!events.current) return undefined;
+    return this.#bus.call(() => events.current?.(this.#taskId), { timeoutMs: PORT_TIMEOUT_MS, signal: this.#stop.signal, abort: 'fallback', accept: isStoredTask, fallback: () => undefined });
+  }
+
   /** One query of the task for the poller: the proxy's read, its answer checked as the client checks one. */
   async #read(signal: AbortSignal): Promise<TaskResult> {
     let answer: UpstreamAnswer;
+    this.#reading++;
     try {
       answer = await this.#ports.read(this.#taskId, signal);
     } catch (error) {
       if (!(error instanceof ProxyRefusal)) throw error;
       // The proxy's own 502/503/504: transient for the wait, which retries them.
       throw new APIError(`task events(${this.#taskId}): ${error.message}`, { status: error.status, taskId: this.#taskId, body: { error: { code: error.code, message: error.message } } });
+    } finally {
+      this.#reading--;
     }
     const what = `task events(${this.#taskId})`;
     if (answer.status < 200 || answer.status >= 300) throw apiErrorFromResponse(answer.status, '', new Headers(answer.headers), answer.text, { redactor: this.#ports.redactor(), what, taskId: this.#taskId });

@@ -18,8 +18,9 @@ export interface TaskState {
   /** The latest task seen; `undefined` before the first one. */
   task: TaskResult | undefined;
   /**
-   * The task's status; `'idle'` without a task, `'submitting'` before a submission answered,
-   * `'loading'` for a task id before its first event.
+   * The task's status; `'idle'` without a task (and after a refused submission, with its
+   * `error`), `'submitting'` before a submission answered, `'loading'` for a task id before its
+   * first event.
    */
   status: TaskStatus | 'idle' | 'submitting' | 'loading';
   /** `true` once the task ended (completed, or failed: then `error` is its `TaskFailedError`). */
@@ -60,11 +61,19 @@ export interface TaskSource {
 
 const asError = (error: unknown): OmniMediaError => (error instanceof OmniMediaError ? error : new OmniMediaError(String(error)));
 
-/** One task's watch and its subscribers. */
-class Watched implements TaskSource {
+/**
+ * Where one task's shared watch is in its life; `#move` is the one place that changes it.
+ * - `idle`: no subscriber (yet, or any more for a tick: React unsubscribes and subscribes again).
+ * - `watching`: the watch runs for its subscribers; `stop` ends it.
+ * - `gone`: stopped and out of the store: a later subscriber makes a new one.
+ */
+type WatchLife = { phase: 'idle' } | { phase: 'watching'; stop: AbortController } | { phase: 'gone' };
+
+/** One task's watch and its subscribers, in the store while it has some (or had, a tick ago). */
+class Watched {
   #state = LOADING;
+  #life: WatchLife = { phase: 'idle' };
   readonly #listeners = new Set<() => void>();
-  #stop: AbortController | undefined;
   readonly #start: (signal: AbortSignal, set: (state: TaskState) => void) => void;
   readonly #forget: () => void;
 
@@ -73,12 +82,19 @@ class Watched implements TaskSource {
     this.#forget = forget;
   }
 
-  get = (): TaskState => this.#state;
+  get state(): TaskState {
+    return this.#state;
+  }
 
-  subscribe = (onChange: () => void): (() => void) => {
+  get gone(): boolean {
+    return this.#life.phase === 'gone';
+  }
+
+  subscribe(onChange: () => void): () => void {
     this.#listeners.add(onChange);
-    if (!this.#stop) {
-      const stop = (this.#stop = new AbortController());
+    if (this.#life.phase === 'idle') {
+      const stop = new AbortController();
+      this.#move({ phase: 'watching', stop });
       this.#start(stop.signal, (state) => {
         if (stop.signal.aborted) return;
         this.#state = state;
@@ -90,13 +106,19 @@ class Watched implements TaskSource {
       // A tick later: React may unsubscribe and subscribe again at once (StrictMode, a re-render
       // with a new callback); the watch goes on then, and stops only when nobody came back.
       setTimeout(() => {
-        if (this.#listeners.size > 0 || !this.#stop) return;
-        this.#stop.abort();
-        this.#stop = undefined;
-        this.#forget();
+        if (this.#listeners.size === 0) this.#move({ phase: 'gone' });
       }, 0);
     };
-  };
+  }
+
+  /** The one place the watch's life changes: leaving `watching` stops it; `gone` leaves the store. */
+  #move(next: WatchLife): void {
+    const left = this.#life;
+    if (left.phase === 'gone') return;
+    this.#life = next;
+    if (left.phase === 'watching' && next.phase !== 'watching') left.stop.abort();
+    if (next.phase === 'gone') this.#forget();
+  }
 }
 
 /** Follow a task with a client: each change of status, the end, or the wait's error. */
@@ -117,27 +139,51 @@ function watchTask(client: TaskClient, taskId: string, signal: AbortSignal, set:
   })();
 }
 
+/**
+ * The watches of every client, by task id: an entry exists only while a component subscribes
+ * (React subscribes in the browser, never on the server), so server rendering keeps nothing,
+ * and a component shown again (`<Activity>`) joins the watch its task has now.
+ */
 const stores = new WeakMap<object, Map<string, Watched>>();
 const submissions = new WeakMap<object, TaskSource>();
 
-/** The shared watch of `taskId` on `client`. */
-export function taskSource(client: TaskClient, taskId: string): TaskSource {
+/** The shared watch of `taskId` on `client`, made when the first subscriber comes. */
+function acquire(client: TaskClient, taskId: string): Watched {
   let byId = stores.get(client);
   if (!byId) stores.set(client, (byId = new Map()));
-  let watched = byId.get(taskId);
-  if (!watched) {
-    const made: Watched = new Watched(
-      (signal, set) => watchTask(client, taskId, signal, set),
-      () => {
-        if (byId.get(taskId) === made) byId.delete(taskId);
-      },
-    );
-    byId.set(taskId, (watched = made));
-  }
-  return watched;
+  const known = byId.get(taskId);
+  if (known && !known.gone) return known;
+  const made: Watched = new Watched(
+    (signal, set) => watchTask(client, taskId, signal, set),
+    () => {
+      if (byId.get(taskId) === made) byId.delete(taskId);
+    },
+  );
+  byId.set(taskId, made);
+  return made;
 }
 
-/** A submission's promise (`TaskPromise`): `submitting` until it answers, then its task's shared watch. */
+/**
+ * `taskId` on `client` as the hook reads it: a handle that holds nothing. Its `get` reads the
+ * task's shared watch when there is one; `subscribe` joins (or starts) the watch the task has
+ * at that moment.
+ */
+export function taskSource(client: TaskClient, taskId: string): TaskSource {
+  let joined: Watched | undefined;
+  return {
+    get: () => (joined && !joined.gone ? joined : stores.get(client)?.get(taskId))?.state ?? LOADING,
+    subscribe: (onChange) => {
+      const watched = (joined = acquire(client, taskId));
+      return watched.subscribe(onChange);
+    },
+  };
+}
+
+/**
+ * A submission's promise (`TaskPromise`): `submitting` until it answers, then its task's shared
+ * watch; a refused one is `idle` with its error (no task was made). One handle per promise, held
+ * weakly by it (a memo made again reads what it answered at once).
+ */
 export function submissionSource(client: TaskClient, submission: PromiseLike<{ task_id: string }>): TaskSource {
   const known = submissions.get(submission);
   if (known) return known;
@@ -147,21 +193,21 @@ export function submissionSource(client: TaskClient, submission: PromiseLike<{ t
   const changed = () => {
     for (const listener of [...listeners]) listener();
   };
-  let settled = false;
+  let asked = false;
   const source: TaskSource = {
     get: () => (inner ? inner.get() : state),
     subscribe: (onChange) => {
       listeners.add(onChange);
       let unsubscribe: (() => void) | undefined = inner?.subscribe(onChange);
-      if (!settled) {
-        settled = true;
+      if (!asked) {
+        asked = true;
         Promise.resolve(submission).then(
           ({ task_id }) => {
             inner = taskSource(client, task_id);
             changed();
           },
           (error: unknown) => {
-            state = { ...SUBMITTING, error: asError(error) };
+            state = { ...IDLE, error: asError(error) };
             changed();
           },
         );

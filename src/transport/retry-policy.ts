@@ -80,11 +80,13 @@ export function isTransientInWait(error: unknown): boolean {
 /**
  * How long to wait before retry number `retry` (1-based) after a transient `error`: the
  * service's `Retry-After` (plus up to 10% jitter, never sooner), else exponential backoff from
- * 0.5 s capped at 8 s, with jitter so that many clients spread out.
+ * 0.5 s capped at 8 s, with jitter so that many clients spread out. Never 0: a `Retry-After: 0`
+ * gets the backoff (as openai-node does), since a wait's loop retried at once spins in
+ * microtasks (a page's tab froze).
  */
 export function transientDelay(error: unknown, retry: number, random = Math.random): number {
   const asked = error instanceof APIError ? parseRetryAfter(error.headers) : undefined;
-  if (asked !== undefined) return asked * (1 + 0.1 * random());
+  if (asked !== undefined && asked > 0) return asked * (1 + 0.1 * random());
   const backoff = Math.min(BASE_DELAY_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
   return backoff * (0.75 + 0.25 * random());
 }

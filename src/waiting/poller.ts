@@ -145,6 +145,19 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
   /** The task's end was seen (its journal entry cleared). */
   let ended = false;
   let stream: TaskEventStream | undefined;
+  /** A claim of the lease still on its way (to Redis): what it obtains is released too. */
+  let claiming: PromiseLike<unknown> | undefined;
+  const claim = (): Promise<boolean> => {
+    const asked = (leases as TaskLeases).hold(taskId);
+    if (isThenable(asked)) {
+      claiming = asked;
+      const settled = () => {
+        if (claiming === asked) claiming = undefined;
+      };
+      asked.then(settled, settled);
+    }
+    return asked;
+  };
   try {
     if (journalPort) journalPort.fire(() => journal?.adopt(taskId));
     // A task that already ended elsewhere (its news kept on a fleet) is not queried at all.
@@ -162,11 +175,13 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
       let task: TaskResult | undefined;
       try {
         if (stream) {
+          // After a failure the next read waits for its delay too: no loop runs again at once.
+          if (failures > 0) await scheduler.wakeAt(nextAt, stop.signal);
           task = await stream.next();
           if (!task) {
+            nextAt = Date.now() + stream.pollDelayMs;
             stream.close();
             stream = undefined;
-            nextAt = Date.now();
             continue;
           }
         } else if (leases) {
@@ -174,7 +189,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
           // again within the lease time, and takes over when the poller is gone.
           await scheduler.wakeAt(nextAt, stop.signal);
           // A lease that cannot be asked is held: this instance polls, as when Redis is down.
-          if (!(await leasesPort?.call(() => leases.hold(taskId), { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
+          if (!(await leasesPort?.call(claim, { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
             // A store's own number: looked at again within a minute, whatever it says.
             nextAt = Date.now() + Math.min(Math.max(Number(leases.ttlMs) || 1_000, 100), 60_000);
             continue;
@@ -265,7 +280,13 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
     // Ended without the result (a time-out, an abort, an error): this wait no longer holds the
     // task, and tasks.pending() lists it once no wait does.
     if (!ended) void journalPort?.keep(`journal:${taskId}`, () => journal?.release(taskId));
-    if (leases) leasesPort?.fire(() => leases.release(taskId, ended));
+    if (leases) {
+      const release = () => leasesPort?.fire(() => leases.release(taskId, ended));
+      release();
+      // A claim that lands after this release would hold a lease nobody gives back (other
+      // instances' streams went silent for its 120 s): released again when it answers.
+      if (claiming) claiming.then(release, () => {});
+    }
     // Cancels the deadline wake-up and any sleep: nothing of this wait stays scheduled.
     stop.abort('done');
   }

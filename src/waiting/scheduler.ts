@@ -21,6 +21,8 @@ import { PortGuard, PORT_TIMEOUT_MS, type PortLog } from '../internal/port-call.
 const MAX_TIMER_MS = 2_147_483_647;
 /** A budget's "not before" is believed this far ahead at most (a window is one second). */
 const MAX_RETRY_AT_MS = 10_000;
+/** ...and this far at least: a "not yet" with a time already past is asked again on a timer, never in the same tick. */
+const MIN_RETRY_AT_MS = 10;
 
 /** What a budget that cannot answer grants: the query goes out (a budget must never stall every wait). */
 const UNBUDGETED: PollGrant = { release: () => {} };
@@ -244,7 +246,7 @@ export class PollScheduler {
     // What isGrant let through: a release to call, or else a finite time.
     const { release: given, retryAt } = grant as { release?: unknown; retryAt?: number };
     if (typeof given !== 'function') {
-      this.#budgetFreeAt = Math.min(retryAt as number, now + MAX_RETRY_AT_MS);
+      this.#budgetFreeAt = Math.min(Math.max(retryAt as number, now + MIN_RETRY_AT_MS), now + MAX_RETRY_AT_MS);
       return false;
     }
     const top = this.#queries.peek();

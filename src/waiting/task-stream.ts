@@ -1,8 +1,10 @@
 /**
  * A page's wait reads its task's events from the app's proxy (`GET <proxyURL>/v1/tasks/{id}/events`,
  * DESIGN 12) instead of polling: one request for the whole wait. A stream that breaks is reopened
- * with `Last-Event-ID` (after a backoff when it failed); after two failures in a row, or a 404
- * from a proxy without the route, the wait polls through the proxy as before (the poller does).
+ * with `Last-Event-ID` after a backoff (1 s, doubling at each failure); a reopen that brings no
+ * new status is a failure (the proxy resends the current task on every reopen); after two
+ * failures in a row, or a 404 from a proxy without the route, the wait polls through the proxy
+ * as before (the poller does).
  */
 import { APIError } from '../errors.ts';
 import type { Redactor } from '../internal/redact.ts';
@@ -30,6 +32,26 @@ export interface TaskStreams {
 const MAX_FAILURES = 2;
 /** A stream silent this long is taken for dead and reopened, ms: the proxy pings every 15 s (30 s at most). */
 export const STREAM_IDLE_MS = 45_000;
+/**
+ * The first reopen's delay, ms, doubled at each failure in a row (DESIGN 12): a stream cut after
+ * every event costs at most one request a second, then two failures and the wait polls.
+ */
+const REOPEN_MS = 1_000;
+
+/**
+ * Where one wait's stream is in its life; `#move` is the one place that changes it.
+ * - `shut`: no request open; the next read opens one, after `delayMs`.
+ * - `open`: a request being read, with its own parser (a reopen starts a fresh one); `news`: it
+ *   brought a status not seen before; `failed`: it sent a transient `event: error`.
+ * - `polling`: two failures in a row (the first poll after `delayMs`), or a proxy without the
+ *   route (at once): the wait polls instead.
+ * - `closed`: the wait is over.
+ */
+type StreamLife =
+  | { phase: 'shut'; delayMs: number }
+  | { phase: 'open'; reader: ReadableStreamDefaultReader<Uint8Array>; decoder: TextDecoder; feed: (text: string) => void; news: boolean; failed: APIError | undefined }
+  | { phase: 'polling'; delayMs: number }
+  | { phase: 'closed' };
 
 /** One wait's stream of its task: `next()` gives each task it sends. */
 export class TaskEventStream {
@@ -38,14 +60,14 @@ export class TaskEventStream {
   readonly #what: string;
   readonly #signal: AbortSignal;
   readonly #tasks: TaskResult[] = [];
-  readonly #feed: (text: string) => void;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  #decoder = new TextDecoder();
+  #life: StreamLife = { phase: 'shut', delayMs: 0 };
+  /** Reopens in a row that brought nothing new (or failed to open). */
   #failures = 0;
   #lastId: string | undefined;
-  /** The open stream sent a task: its end is a break to mend, not a failure. */
-  #delivered = false;
-  #error: APIError | undefined;
+  /** The last status sent: a stream that resends it brings no news. */
+  #lastStatus: string | undefined;
+  /** An `event: error` the wait ends with (not a transient one). */
+  #fatal: APIError | undefined;
   /** The last task sent was the end: the proxy closes the stream next. */
   #ended = false;
   /** The stream's request: ended with the wait's signal, except after the end (see `close`). */
@@ -61,22 +83,16 @@ export class TaskEventStream {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    this.#feed = sseParser(({ event, data, id }) => {
-      if (event === 'error') this.#error = this.#errorOf(data);
-      if (event !== 'task') return;
-      let task: TaskResult;
-      try {
-        task = parseResponse<TaskResult>(TASK_ANSWER, JSON.parse(data), what, { taskId });
-      } catch {
-        return; // Not a task we can read: the next one, or the poll after two failures.
-      }
-      if (task.task_id !== taskId) return;
-      this.#lastId = id;
-      this.#delivered = true;
-      this.#failures = 0;
-      this.#ended = isTerminalStatus(task.status);
-      this.#tasks.push(task);
-    });
+  }
+
+  /** Where the stream is (for tests). */
+  get phase(): StreamLife['phase'] {
+    return this.#life.phase;
+  }
+
+  /** Once `next()` gave `undefined`: how long the wait waits before its first poll, ms (the backoff a reopen would have had). */
+  get pollDelayMs(): number {
+    return this.#life.phase === 'polling' ? this.#life.delayMs : 0;
   }
 
   /**
@@ -87,66 +103,106 @@ export class TaskEventStream {
     for (;;) {
       const task = this.#tasks.shift();
       if (task) return task;
-      if (this.#error) throw this.#error;
-      if (!this.#reader && !(await this.#open())) return undefined;
-      let step: ReadableStreamReadResult<Uint8Array> | undefined;
-      try {
-        step = await (this.#reader as ReadableStreamDefaultReader<Uint8Array>).read();
-      } catch (error) {
-        if (this.#signal.aborted) throw error;
-      }
-      if (step && !step.done) {
-        this.#feed(this.#decoder.decode(step.value, { stream: true }));
+      if (this.#fatal) throw this.#fatal;
+      const life = this.#life;
+      if (life.phase === 'polling' || life.phase === 'closed') return undefined;
+      if (life.phase === 'shut') {
+        await this.#open(life.delayMs);
         continue;
       }
-      // The stream ended or broke: reopened at once after it delivered, else after a backoff.
-      this.#drop();
-      if (!this.#delivered && !(await this.#failed(undefined))) return undefined;
-    }
-  }
-
-  /** Open the stream; `false` when the wait should poll instead. */
-  async #open(): Promise<boolean> {
-    while (!this.#streams.unsupported) {
+      let step: ReadableStreamReadResult<Uint8Array> | undefined;
       try {
-        const { response, body } = await this.#streams.open(this.#taskId, this.#lastId, this.#request.signal);
-        if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-          void body.cancel().catch(() => {});
-          throw new APIError(`${this.#what}: the proxy answered the events route with ${response.headers.get('content-type') ?? 'no content type'}`, { status: response.status, taskId: this.#taskId });
-        }
-        this.#reader = body.getReader();
-        this.#decoder = new TextDecoder();
-        this.#delivered = false;
-        return true;
+        step = await life.reader.read();
       } catch (error) {
         if (this.#signal.aborted) throw error;
-        // A proxy without the route (older, or `events: false`): polled through, as before.
-        if (error instanceof APIError && error.status === 404) this.#streams.unsupported = true;
-        else if (!isTransientInWait(error)) throw error;
-        else if (!(await this.#failed(error))) return false;
       }
+      if (this.#life !== life) continue;
+      if (step && !step.done) {
+        life.feed(life.decoder.decode(step.value, { stream: true }));
+        continue;
+      }
+      // The stream ended or broke: one that brought news is reopened after REOPEN_MS; one that
+      // brought nothing new (the proxy's resend of the current task is not news) is a failure.
+      if (life.news && !life.failed) {
+        this.#failures = 0;
+        this.#move({ phase: 'shut', delayMs: this.#reopenDelay(undefined) });
+      } else this.#failed(life.failed);
     }
-    return false;
   }
 
-  /** One failure more: `false` at the second in a row, else after its backoff (`Retry-After` when given). */
-  async #failed(error: unknown): Promise<boolean> {
-    if (++this.#failures >= MAX_FAILURES) return false;
-    await sleep(transientDelay(error, this.#failures), this.#signal);
-    return true;
+  /** Open the stream after `delayMs`: `open` on success, else one failure more (or the wait's error, thrown). */
+  async #open(delayMs: number): Promise<void> {
+    if (delayMs > 0) await sleep(delayMs, this.#signal);
+    try {
+      const { response, body } = await this.#streams.open(this.#taskId, this.#lastId, this.#request.signal);
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
+        void body.cancel().catch(() => {});
+        throw new APIError(`${this.#what}: the proxy answered the events route with ${response.headers.get('content-type') ?? 'no content type'}`, { status: response.status, taskId: this.#taskId });
+      }
+      const opened: StreamLife = { phase: 'open', reader: body.getReader(), decoder: new TextDecoder(), feed: () => {}, news: false, failed: undefined };
+      opened.feed = sseParser(({ event, data, id }) => this.#heard(opened, event, data, id));
+      this.#move(opened);
+    } catch (error) {
+      if (this.#signal.aborted) throw error;
+      // A proxy without the route (older, or `events: false`): polled through, as before.
+      if (error instanceof APIError && error.status === 404) {
+        this.#streams.unsupported = true;
+        this.#move({ phase: 'polling', delayMs: 0 });
+      } else if (!isTransientInWait(error)) throw error;
+      else this.#failed(error);
+    }
   }
 
-  #drop(): void {
-    void this.#reader?.cancel().catch(() => {});
-    this.#reader = undefined;
+  /** One event of the open stream `life`. */
+  #heard(life: Extract<StreamLife, { phase: 'open' }>, event: string, data: string, id: string | undefined): void {
+    if (event === 'error') {
+      const error = this.#errorOf(data);
+      // A passing failure upstream is the stream's failure (reopened, then polled); else the wait's.
+      if (isTransientInWait(error)) life.failed = error;
+      else this.#fatal = error;
+      return;
+    }
+    if (event !== 'task') return;
+    let task: TaskResult;
+    try {
+      task = parseResponse<TaskResult>(TASK_ANSWER, JSON.parse(data), this.#what, { taskId: this.#taskId });
+    } catch {
+      return; // Not a task we can read: the next one, or the poll after two failures.
+    }
+    if (task.task_id !== this.#taskId) return;
+    this.#lastId = id;
+    if (task.status !== this.#lastStatus) life.news = true;
+    this.#lastStatus = task.status;
+    this.#ended = isTerminalStatus(task.status);
+    this.#tasks.push(task);
   }
 
-  /** The error of an `event: error`: its status and the proxy's error body, as the task read would have thrown it. */
+  /** One failure more: the wait polls at the second in a row, else the stream is reopened after its backoff. */
+  #failed(error: unknown): void {
+    this.#failures++;
+    const delayMs = this.#reopenDelay(error);
+    this.#move(this.#failures >= MAX_FAILURES ? { phase: 'polling', delayMs } : { phase: 'shut', delayMs });
+  }
+
+  /** REOPEN_MS, doubled per failure in a row after the first (the proxy's `Retry-After` when it gave a longer one), with jitter. */
+  #reopenDelay(error: unknown): number {
+    const backoff = REOPEN_MS * 2 ** Math.max(0, this.#failures - 1) * (0.75 + 0.25 * Math.random());
+    return error === undefined ? backoff : Math.max(backoff, transientDelay(error, this.#failures));
+  }
+
+  /** The one place the stream's life changes: leaving `open` lets go of its request's body. */
+  #move(next: StreamLife): void {
+    const left = this.#life;
+    this.#life = next;
+    if (left.phase === 'open' && next.phase !== 'closed') void left.reader.cancel().catch(() => {});
+  }
+
+  /** The error of an `event: error`: the status the proxy gives it (ours, never the service's field) and the proxy's error body. */
   #errorOf(data: string): APIError {
     let status = 502;
     try {
       const body = JSON.parse(data) as { status?: unknown };
-      if (typeof body.status === 'number' && body.status >= 400 && body.status < 600) status = body.status;
+      if (typeof body.status === 'number' && Number.isInteger(body.status) && body.status >= 400 && body.status < 600) status = body.status;
     } catch {
       // Kept as text below.
     }
@@ -159,8 +215,9 @@ export class TaskEventStream {
    * as failed (net::ERR_ABORTED), and the wait's own end must not abort it either.
    */
   close(): void {
-    const reader = this.#reader;
-    this.#reader = undefined;
+    const life = this.#life;
+    this.#move({ phase: 'closed' });
+    const reader = life.phase === 'open' ? life.reader : undefined;
     const cut = (): void => {
       this.#request.abort();
       void reader?.cancel().catch(() => {});

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
@@ -74,6 +77,26 @@ describe('after a submission, every error names the task', () => {
     expect(run.code).not.toBe(70);
     expect(run.stderr).not.toContain('nothing was sent');
     expect(run.stderr).toMatch(/task task_1 was submitted.*omnimedia tasks get task_1/);
+  });
+
+  it('--out naming a file that exists: the download refuses after the submission; the task id, never "nothing was sent"', async () => {
+    countSubmissions();
+    server.use(http.get(`${BASE_URL}/v1/tasks/:id`, () => HttpResponse.json({ task_id: 'task_1', status: 'completed', data: [{ url: 'https://cdn.example/r.png' }] })));
+    const dir = await mkdtemp(join(tmpdir(), 'omnimedia-cli-out-'));
+    const existing = join(dir, 'taken.png');
+    await writeFile(existing, 'mine');
+    try {
+      const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', ...CONN]);
+      expect(run.stderr).not.toContain('nothing was sent');
+      expect(run.stderr).toMatch(/task task_1 was submitted.*omnimedia tasks get task_1/);
+      // The flag the user typed (it said --to, the SDK's field, before).
+      expect(run.stderr).toMatch(/^  --out \(to\): .* is a file/m);
+      const json = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', '--json', ...CONN]);
+      expect(JSON.parse(json.stdout).error.task_id).toBe('task_1');
+      expect(json.stderr).not.toContain('nothing was sent');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('with --json the error carries task_id', async () => {

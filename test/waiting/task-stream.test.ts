@@ -116,7 +116,7 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
     expect(sent.some((line) => /^GET \/v1\/tasks\/[^/]+$/.test(line))).toBe(false);
   });
 
-  it('reopens a stream that ended without the end at once, with the last event id', async () => {
+  it('reopens a stream that ended without the end after a second, with the last event id', async () => {
     const asked: (string | undefined)[] = [];
     let first = true;
     const { client } = page(await proxyAt(), async (url, next, init) => {
@@ -135,6 +135,28 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
     const task = await client.images.generate({ model: 'omni-image', prompt: 'x' }).wait();
     expect(task.status).toBe('completed');
     expect(asked).toEqual([undefined, '1']);
+  });
+
+  it('a stream cut after every event (the proxy resends the current task: no news) is reopened a second later, never at once', async () => {
+    const opened: number[] = [];
+    const { client, sent } = page(await proxyAt(), async (url, next) => {
+      if (!url.endsWith('/events')) return next();
+      opened.push(Date.now());
+      const response = await next();
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let text = '';
+      while (!/event: task[^]*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+      void reader.cancel();
+      return new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    });
+    const task = await client.images.generate({ model: 'omni-image', prompt: 'x' }).wait({ initialDelay: 0, interval: 200, maxInterval: 400 });
+    expect(task.status).toBe('completed');
+    // Before: 7,793 streams in 3 s (each resend counted as delivered, every reopen at once).
+    // The task's 3.3 s bring a new status at each reopen here; with no news the third stream
+    // would be the last (test/waiting/retry-delays.test.ts).
+    expect(opened.length).toBeLessThanOrEqual(4);
+    expect(sent.length).toBeLessThanOrEqual(10);
+    for (let i = 1; i < opened.length; i++) expect((opened[i] as number) - (opened[i - 1] as number)).toBeGreaterThanOrEqual(700);
   });
 
   it('after two failures in a row it polls through the proxy; an older proxy (404) is polled at once, and not asked again', async () => {
