@@ -30,4 +30,19 @@ describe('imageSizeProblem', () => {
     expect(imageSizeProblem('1024x640')).toBeUndefined();
     expect(imageSizeProblem('3840x2160')).toBeUndefined();
   });
+
+  it('checks each side for the multiple of 16, the width as the height', () => {
+    expect(imageSizeProblem('1000x1024')).toBe('both sides must be multiples of 16 (got 1000x1024)');
+    expect(imageSizeProblem('1032x1024')).toBe('both sides must be multiples of 16 (got 1032x1024)');
+  });
+
+  it('caps the pixels too: 3840x2176 keeps the side and ratio rules but is 8,355,840 pixels', () => {
+    expect(imageSizeProblem('3840x2176')).toBe('the pixel count must be 655,360 to 8,294,400 (got 8,355,840)');
+    expect(imageSizeProblem('2176x3840')).toBe('the pixel count must be 655,360 to 8,294,400 (got 8,355,840)');
+  });
+
+  it('a 3:1 ratio exactly is accepted, a hair over it is not', () => {
+    expect(imageSizeProblem('2304x768')).toBeUndefined();
+    expect(imageSizeProblem('2320x768')).toBe('the aspect ratio must be at most 3:1 (got 2320x768)');
+  });
 });
