@@ -2,7 +2,7 @@
 // (secretFormsIn) decodes instead of matching the redactor's own patterns.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
+import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, mapStrings, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
 import { secretFormsIn } from '../helpers/secret-forms.ts';
 
 const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=';
@@ -158,3 +158,72 @@ describe('urlForRecord: what a log, an error or a span records of a URL', () => 
     expect(urlForRecord(url)).toBe(recorded);
   });
 });
+
+// Tests that kill the mutants the suites above leave (mutation testing, issue 41): kept apart
+// from them so that changes to the redactor's rules merge cleanly.
+describe('the redactor at its edges (mutation-tested)', () => {
+  it('data() maps every string of arrays and nested objects, keys too, and leaves other values as they are', () => {
+    const redactor = createRedactor(['sk-9f8e7d6c5b']);
+    const body = { list: ['Bearer sk-9f8e7d6c5b', 7, true, null, { 'sk-9f8e7d6c5b': ['sk-9f8e7d6c5b'] }], n: 0, none: null };
+    expect(redactor.data(body)).toEqual({
+      list: [`Bearer ${REDACTED}`, 7, true, null, { [REDACTED]: [REDACTED] }],
+      n: 0,
+      none: null,
+    });
+    expect(redactor.data(null)).toBeNull();
+    expect(redactor.data(undefined)).toBeUndefined();
+  });
+
+  it('mapStrings drops a `__proto__` key: the copy’s prototype stays Object’s (no pollution through a parsed body)', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": "yes"}, "a": "b"}') as unknown;
+    const copy = mapStrings(parsed, (text) => text.toUpperCase()) as Record<string, unknown>;
+    expect(copy).toEqual({ A: 'B' });
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect('polluted' in copy).toBe(false);
+    expect(mapStrings([['x'], 'y', 1], (text) => `${text}!`)).toEqual([['x!'], 'y!', 1]);
+  });
+
+  it('two long secrets, one the start of the other: the longer goes whole, whichever order they are given in', () => {
+    const short = 'abcdefghijklmnop';
+    const long = `${short}-0123456789`;
+    for (const secrets of [
+      [short, long],
+      [long, short],
+    ]) {
+      expect(createRedactor(secrets).text(`key ${long}; ${short}.`)).toBe(`key ${REDACTED}; ${REDACTED}.`);
+    }
+  });
+
+  it('a key whose base64 holds `+` and `/` goes in base64 and in base64url (`-` and `_`), at each alignment', () => {
+    for (const key of ['>>>???>>>???', '~~~???~~~>>>']) {
+      const redactor = createRedactor([key]);
+      for (const before of ['', 'a', 'ab']) {
+        const bytes = Buffer.from(`${before}Bearer ${key}`);
+        for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
+          const out = redactor.text(`echo ${encoded} end`);
+          expect(out).toContain(REDACTED);
+          expect(secretFormsIn(out, key)).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('finds(): true for what data() would change, false for the rest, again and again (the pattern keeps no state)', () => {
+    const redactor = createRedactor(['sk-9f8e7d6c5b']);
+    for (let i = 0; i < 3; i++) {
+      expect(redactor.finds('Bearer sk-9f8e7d6c5b')).toBe(true);
+      expect(redactor.finds('nothing here')).toBe(false);
+    }
+    expect(redactor.finds(`cb?${CALLBACK_TOKEN_PARAM}=abc`)).toBe(true);
+  });
+
+  it('an empty or repeated secret adds nothing; a secret added later rebuilds the pattern', () => {
+    const redactor = createRedactor(['', undefined, 'sk-9f8e7d6c5b', 'sk-9f8e7d6c5b']);
+    expect(redactor.text('a b sk-9f8e7d6c5b')).toBe(`a b ${REDACTED}`);
+    redactor.add('');
+    expect(redactor.text('a b')).toBe('a b');
+    redactor.add('sk-other-1234');
+    expect(redactor.text('sk-9f8e7d6c5b sk-other-1234')).toBe(`${REDACTED} ${REDACTED}`);
+  });
+});
+
