@@ -225,5 +225,25 @@ describe('the redactor at its edges (mutation-tested)', () => {
     redactor.add('sk-other-1234');
     expect(redactor.text('sk-9f8e7d6c5b sk-other-1234')).toBe(`${REDACTED} ${REDACTED}`);
   });
+
+  it('16 characters is the length from which a key goes glued to other characters; hex is searched from 4 bytes', () => {
+    expect(createRedactor(['abcdefghijklmnop']).text('xabcdefghijklmnopy')).toBe(`x${REDACTED}y`);
+    expect(createRedactor(['abcdefghijklmno']).text('xabcdefghijklmnoy')).toBe('xabcdefghijklmnoy');
+    expect(createRedactor(['abcd']).text('hex 61626364 HEX 61626364')).toBe(`hex ${REDACTED} HEX ${REDACTED}`);
+    expect(createRedactor(['abc']).text('hex 616263')).toBe('hex 616263');
+  });
+
+  it('a secret that is not well-formed Unicode (a lone surrogate) is removed as written, without throwing', () => {
+    expect(createRedactor(['\ud800lone-surrogate-key']).text('a \ud800lone-surrogate-key b')).toBe(`a ${REDACTED} b`);
+  });
+
+  it('the token parameter percent-encoded with a lower-case %3d goes too (to the end of the encoded URL: a %26 does not end it)', () => {
+    expect(createRedactor().data(`cb%3F${CALLBACK_TOKEN_PARAM}%3dabc%26x=1 next`)).toBe(`cb%3F${CALLBACK_TOKEN_PARAM}%3d${REDACTED} next`);
+  });
+
+  it('urlForRecord: an http(s) URL that does not parse is its scheme; an upper-case scheme is read as lower case', () => {
+    expect(urlForRecord('http://[::1')).toBe('http:');
+    expect(urlForRecord('HTTPS://Host.Example/x?y')).toBe('https://host.example/x');
+  });
 });
 
