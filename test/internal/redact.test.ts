@@ -245,5 +245,35 @@ describe('the redactor at its edges (mutation-tested)', () => {
     expect(urlForRecord('http://[::1')).toBe('http:');
     expect(urlForRecord('HTTPS://Host.Example/x?y')).toBe('https://host.example/x');
   });
+
+  it('base64: the match spans exactly the characters holding the key’s bits, the partly held ones at both ends too, at each alignment', () => {
+    const key = 'sk-live-4f9a8b7c6d5e';
+    const redactor = createRedactor([key]);
+    // What follows the key starts with a bit 1 (é is c3 a9 in UTF-8) or 0 (a space).
+    for (const next of ['\u00e9', ' '])
+      for (const before of ['Bearer ', 'Bearer x', 'Bearer xy']) {
+        const text = Buffer.from(`${before}${key}${next}`);
+        const bytes = Buffer.concat([text, Buffer.from('..'.slice(0, (3 - (text.length % 3)) % 3))]); // no padding
+        const first = Math.floor((before.length * 8) / 6);
+        const end = Math.ceil(((before.length + key.length) * 8) / 6);
+        for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
+          expect(redactor.text(encoded)).toBe(`${encoded.slice(0, first)}${REDACTED}${encoded.slice(end)}`);
+        }
+      }
+  });
+
+  it('a 3-character key is searched in base64 (4 characters it fixes), a 2-character one is not', () => {
+    expect(createRedactor(['abc']).text('x YWJj y')).toBe(`x ${REDACTED} y`);
+    expect(createRedactor(['ab']).text('x YWI y')).toBe('x YWI y');
+  });
+
+  it('hex keeps the leading zero of a byte under 0x10', () => {
+    expect(createRedactor(['\tkey']).text('hex 096b6579 end')).toBe(`hex ${REDACTED} end`);
+  });
+
+  it('urlForRecord reads the scheme at the start only, with the characters a scheme may hold', () => {
+    expect(urlForRecord('/a/b:c')).toBe('(not a URL)');
+    expect(urlForRecord('git+ssh://host/x')).toBe('git+ssh:');
+  });
 });
 
