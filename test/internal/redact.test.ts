@@ -275,5 +275,15 @@ describe('the redactor at its edges (mutation-tested)', () => {
     expect(urlForRecord('/a/b:c')).toBe('(not a URL)');
     expect(urlForRecord('git+ssh://host/x')).toBe('git+ssh:');
   });
+
+  it('a 3-character key is searched in base64 only at the alignment where it fixes 4 characters', () => {
+    // base64('xabcyy'): 'abc' from byte 1 fixes 3 characters only.
+    expect(createRedactor(['abc']).text('eGFiY3l5')).toBe('eGFiY3l5');
+  });
+
+  it('percent escapes in either case: a non-ASCII key percent-encoded in lower case, every byte in upper case', () => {
+    expect(createRedactor(['clé-secrète-0123456789']).text('k=cl%c3%a9-secr%c3%a8te-0123456789')).toBe(`k=${REDACTED}`);
+    expect(createRedactor(['sk-9f8e7d6c5b']).text('k=%73%6B%2D%39%66%38%65%37%64%36%63%35%62')).toBe(`k=${REDACTED}`);
+  });
 });
 
