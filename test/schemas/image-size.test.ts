@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { imageSizeProblem } from 'omnimedia/schemas';
+import { IMAGE_SIZE_PATTERN } from '../../src/schemas/image-size.ts';
 
 describe('imageSizeProblem', () => {
   it.each(['auto', '1024x1024', '1536x1024', '1024x1536', '2048x2048', '3840x2160', '2160x3840', '1024x640', '3840x1280', '1280x3840'])(
@@ -45,4 +46,11 @@ describe('imageSizeProblem', () => {
     expect(imageSizeProblem('2304x768')).toBeUndefined();
     expect(imageSizeProblem('2320x768')).toBe('the aspect ratio must be at most 3:1 (got 2320x768)');
   });
+
+  it('IMAGE_SIZE_PATTERN (a JSON Schema `pattern`): auto or WIDTHxHEIGHT, whole', () => {
+    const pattern = new RegExp(IMAGE_SIZE_PATTERN);
+    expect(['auto', '1024x1024', '0x0'].map((size) => pattern.test(size))).toEqual([true, true, true]);
+    expect(['AUTO', 'auto ', '1024x1024x1', '123456x1', ''].map((size) => pattern.test(size))).toEqual([false, false, false, false, false]);
+  });
 });
+
