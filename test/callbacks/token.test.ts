@@ -1,5 +1,5 @@
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OmniMedia, OmniMediaError } from 'omnimedia';
 import { CALLBACK_TOKEN_PARAM } from '../../src/callbacks/token.ts';
 import { CallbackTokens } from '../../src/callbacks/token.ts';
@@ -126,3 +126,90 @@ describe('callback tokens', () => {
     expect(await client.callbacks.url('https://me.test/cb')).toBe('https://me.test/cb');
   });
 });
+
+describe('callback tokens: known values (computed with openssl, not with the code under test)', () => {
+  // printf 'omnimedia callback token v2\n<nonce>' | openssl dgst -sha256 -hmac s3cret-value -binary | base64 | tr '+/' '-_' | tr -d =
+  const SECRET = 's3cret-value';
+  // 16 bytes fb ff bf ... fb: base64 `+/+/...+w==`, so the URL-safe alphabet and the padding's removal show.
+  const NONCE_BYTES = [...Array.from({ length: 5 }, () => [0xfb, 0xff, 0xbf]).flat(), 0xfb];
+  const NONCE = '-_-_-_-_-_-_-_-_-_-_-w';
+  const PROOF = 'yLKt8xuLfTlQX_JU1mW4Hy8e6z5AlM18agtcCOIJywk';
+  // printf 'omnimedia callback token v1' | openssl dgst -sha256 -hmac s3cret-value -binary | base64 | tr '+/' '-_' | tr -d =
+  const LEGACY = 'uCzTPfnygNcqNQ45OimG8cNq0ApDqG4-w0bXUapqiL0';
+  /** MACs by SECRET of nonces that are not 22 base64url characters. */
+  const MALFORMED: Record<string, string> = {
+    xxxxxxxxxxxxxxxxxxxxx: 'UnX2rU9bOWodE0G_VVODm2_sFl5A1-7ANTbvE-_HhBI',
+    xxxxxxxxxxxxxxxxxxxxxxx: 'jr8vEKjbQ-rhpyg2lSedeMe2v_R-KbYCJTw2Hv5FmQE',
+    'xxxxxxxxxxxxxxxxxxxxx!': 'SxLOSGTdNkkvaJGqwBEavuQLYvapuoNHQgcqk2cpbsw',
+  };
+  const at = (token: string) => `/cb?${CALLBACK_TOKEN_PARAM}=${token}`;
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it('mint: the nonce is 16 random bytes in base64url, the proof HMAC-SHA-256(secret, label + nonce); the URL is exactly the caller’s plus the token', async () => {
+    vi.spyOn(crypto, 'getRandomValues').mockImplementation(<T extends ArrayBufferView | null>(array: T): T => {
+      (array as unknown as Uint8Array).set(NONCE_BYTES);
+      return array;
+    });
+    const tokens = new CallbackTokens(SECRET);
+    expect(await tokens.mint('https://me.test/cb')).toEqual({ url: `https://me.test/cb?${CALLBACK_TOKEN_PARAM}=${NONCE}.${PROOF}`, nonce: NONCE });
+    expect(await tokens.addTo('https://me.test/cb?a=1&&b=2&omnimedia_token_id=7')).toBe(
+      `https://me.test/cb?a=1&b=2&omnimedia_token_id=7&${CALLBACK_TOKEN_PARAM}=${NONCE}.${PROOF}`,
+    );
+  });
+
+  it('check: a token of the secret made elsewhere (another process) is accepted; a list of secrets takes it from any', async () => {
+    expect(await new CallbackTokens(SECRET).check(at(`${NONCE}.${PROOF}`))).toEqual({ nonce: NONCE });
+    expect(await new CallbackTokens(['newer', SECRET]).check(`https://me.test${at(`${NONCE}.${PROOF}`)}`)).toEqual({ nonce: NONCE });
+    expect(await new CallbackTokens('s3cret-valuE').check(at(`${NONCE}.${PROOF}`))).toBe(false);
+  });
+
+  it('a token of the first form has a known value too, and `learn` is told it once derived', async () => {
+    const learned: string[] = [];
+    const tokens = new CallbackTokens([SECRET, 'older'], (token) => learned.push(token));
+    expect(await tokens.check(at(LEGACY))).toEqual({ nonce: undefined });
+    expect(learned[0]).toBe(LEGACY);
+    expect(learned).toHaveLength(2);
+  });
+
+  it('a nonce that is not 22 base64url characters is refused, even with the right MAC for it', async () => {
+    const tokens = new CallbackTokens(SECRET);
+    for (const [nonce, proof] of Object.entries(MALFORMED)) expect([nonce, await tokens.check(at(`${nonce}.${proof}`))]).toEqual([nonce, false]);
+  });
+
+  it('a token made here is checked without crypto (its proof is kept); one made elsewhere is computed', async () => {
+    const tokens = new CallbackTokens(SECRET);
+    const { url, nonce } = await tokens.mint('https://me.test/cb');
+    const sign = vi.spyOn(crypto.subtle, 'sign');
+    expect(await tokens.check(url)).toEqual({ nonce });
+    expect(sign).not.toHaveBeenCalled();
+    expect(await tokens.check(at(`${NONCE}.${PROOF}`))).toEqual({ nonce: NONCE });
+    expect(sign).toHaveBeenCalledTimes(1);
+  });
+
+  it('replaces a token that comes first in the query too', async () => {
+    const url = await new CallbackTokens(SECRET).addTo(`https://me.test/cb?${CALLBACK_TOKEN_PARAM}=old&x=1`);
+    expect(new URL(url).searchParams.getAll(CALLBACK_TOKEN_PARAM)).toHaveLength(1);
+    expect(url).toMatch(new RegExp(`^https://me\\.test/cb\\?x=1&${CALLBACK_TOKEN_PARAM}=[^&]+$`));
+  });
+
+  it('a URL that cannot be read is refused, not thrown', async () => {
+    expect(await new CallbackTokens(SECRET).check('http://[::1')).toBe(false);
+  });
+
+  it('a secret the platform refuses fails its first use, not the process: no unhandled rejection at construction', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const tokens = new CallbackTokens('', () => {});
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect(tokens.mint('https://me.test/cb')).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+  });
+});
+

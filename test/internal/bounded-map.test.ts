@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedMap } from '../../src/internal/bounded-map.ts';
+import { appendBounded, BoundedMap, dropOldest } from '../../src/internal/bounded-map.ts';
 
 describe('BoundedMap', () => {
   it('holds at most maxEntries, dropping the least recently used', () => {
@@ -30,5 +30,88 @@ describe('BoundedMap', () => {
     const map = new BoundedMap<string, number>(0);
     map.set('a', 1).set('b', 2);
     expect([...map.entries()]).toEqual([['b', 2]]);
+  });
+
+  it('entries() skips an expired entry, keeps it held until it is read, and ends on the exact expiry', () => {
+    let now = 0;
+    const map = new BoundedMap<string, number>(10, () => now);
+    map.set('short', 1, 100).set('long', 2, 200);
+    now = 99;
+    expect([...map.entries()]).toEqual([
+      ['short', 1],
+      ['long', 2],
+    ]);
+    now = 100; // `until` is exclusive: at 100 'short' is gone
+    expect([...map.entries()]).toEqual([['long', 2]]);
+    expect(map.size).toBe(2);
+  });
+
+  it('delete removes the entry and says whether it was there', () => {
+    const map = new BoundedMap<string, number>(10);
+    map.set('a', 1).set('b', 2);
+    expect(map.delete('a')).toBe(true);
+    expect(map.delete('a')).toBe(false);
+    expect(map.get('a')).toBeUndefined();
+    expect([...map.entries()]).toEqual([['b', 2]]);
+  });
+
+  it('re-setting a key counts as a use and replaces its value and expiry', () => {
+    let now = 0;
+    const map = new BoundedMap<string, number>(2, () => now);
+    map.set('a', 1, 10).set('b', 2);
+    map.set('a', 3); // a: most recent, no expiry
+    map.set('c', 4); // drops b
+    now = 1_000;
+    expect([...map.entries()]).toEqual([
+      ['a', 3],
+      ['c', 4],
+    ]);
+  });
+});
+
+describe('appendBounded', () => {
+  it('pushes the item last and keeps the last max items', () => {
+    const log = [1, 2, 3];
+    appendBounded(log, 4, 3);
+    expect(log).toEqual([2, 3, 4]);
+    appendBounded(log, 5, 2);
+    expect(log).toEqual([4, 5]);
+  });
+
+  it('keeps a log at or under the bound whole', () => {
+    const log = [1];
+    appendBounded(log, 2, 3);
+    expect(log).toEqual([1, 2]);
+    appendBounded(log, 3, 3);
+    expect(log).toEqual([1, 2, 3]);
+  });
+});
+
+describe('dropOldest', () => {
+  it('drops the first-inserted keys past max and returns them, oldest first', () => {
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+      ['d', 4],
+    ]);
+    expect(dropOldest(map, 2)).toEqual(['a', 'b']);
+    expect([...map.keys()]).toEqual(['c', 'd']);
+  });
+
+  it('drops nothing from a map at or under max', () => {
+    const map = new Map([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    expect(dropOldest(map, 2)).toEqual([]);
+    expect(dropOldest(map, 3)).toEqual([]);
+    expect([...map.keys()]).toEqual(['a', 'b']);
+  });
+
+  it('drops everything when max is 0', () => {
+    const map = new Map([['a', 1]]);
+    expect(dropOldest(map, 0)).toEqual(['a']);
+    expect(map.size).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
 // (secretFormsIn) decodes instead of matching the redactor's own patterns.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
+import { CALLBACK_TOKEN_PARAM, createKeylessRedactor, createRedactor, mapStrings, REDACTED, urlForRecord } from '../../src/internal/redact.ts';
 import { secretFormsIn } from '../helpers/secret-forms.ts';
 
 const KEY_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=';
@@ -158,3 +158,132 @@ describe('urlForRecord: what a log, an error or a span records of a URL', () => 
     expect(urlForRecord(url)).toBe(recorded);
   });
 });
+
+// Tests that kill the mutants the suites above leave (mutation testing, issue 41): kept apart
+// from them so that changes to the redactor's rules merge cleanly.
+describe('the redactor at its edges (mutation-tested)', () => {
+  it('data() maps every string of arrays and nested objects, keys too, and leaves other values as they are', () => {
+    const redactor = createRedactor(['sk-9f8e7d6c5b']);
+    const body = { list: ['Bearer sk-9f8e7d6c5b', 7, true, null, { 'sk-9f8e7d6c5b': ['sk-9f8e7d6c5b'] }], n: 0, none: null };
+    expect(redactor.data(body)).toEqual({
+      list: [`Bearer ${REDACTED}`, 7, true, null, { [REDACTED]: [REDACTED] }],
+      n: 0,
+      none: null,
+    });
+    expect(redactor.data(null)).toBeNull();
+    expect(redactor.data(undefined)).toBeUndefined();
+  });
+
+  it('mapStrings drops a `__proto__` key: the copy’s prototype stays Object’s (no pollution through a parsed body)', () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": "yes"}, "a": "b"}') as unknown;
+    const copy = mapStrings(parsed, (text) => text.toUpperCase()) as Record<string, unknown>;
+    expect(copy).toEqual({ A: 'B' });
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect('polluted' in copy).toBe(false);
+    expect(mapStrings([['x'], 'y', 1], (text) => `${text}!`)).toEqual([['x!'], 'y!', 1]);
+  });
+
+  it('two long secrets, one the start of the other: the longer goes whole, whichever order they are given in', () => {
+    const short = 'abcdefghijklmnop';
+    const long = `${short}-0123456789`;
+    for (const secrets of [
+      [short, long],
+      [long, short],
+    ]) {
+      expect(createRedactor(secrets).text(`key ${long}; ${short}.`)).toBe(`key ${REDACTED}; ${REDACTED}.`);
+    }
+  });
+
+  it('a key whose base64 holds `+` and `/` goes in base64 and in base64url (`-` and `_`), at each alignment', () => {
+    for (const key of ['>>>???>>>???', '~~~???~~~>>>']) {
+      const redactor = createRedactor([key]);
+      for (const before of ['', 'a', 'ab']) {
+        const bytes = Buffer.from(`${before}Bearer ${key}`);
+        for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
+          const out = redactor.text(`echo ${encoded} end`);
+          expect(out).toContain(REDACTED);
+          expect(secretFormsIn(out, key)).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('finds(): true for what data() would change, false for the rest, again and again (the pattern keeps no state)', () => {
+    const redactor = createRedactor(['sk-9f8e7d6c5b']);
+    for (let i = 0; i < 3; i++) {
+      expect(redactor.finds('Bearer sk-9f8e7d6c5b')).toBe(true);
+      expect(redactor.finds('nothing here')).toBe(false);
+    }
+    expect(redactor.finds(`cb?${CALLBACK_TOKEN_PARAM}=abc`)).toBe(true);
+  });
+
+  it('an empty or repeated secret adds nothing; a secret added later rebuilds the pattern', () => {
+    const redactor = createRedactor(['', undefined, 'sk-9f8e7d6c5b', 'sk-9f8e7d6c5b']);
+    expect(redactor.text('a b sk-9f8e7d6c5b')).toBe(`a b ${REDACTED}`);
+    redactor.add('');
+    expect(redactor.text('a b')).toBe('a b');
+    redactor.add('sk-other-1234');
+    expect(redactor.text('sk-9f8e7d6c5b sk-other-1234')).toBe(`${REDACTED} ${REDACTED}`);
+  });
+
+  it('16 characters is the length from which a key goes glued to other characters; hex is searched from 4 bytes', () => {
+    expect(createRedactor(['abcdefghijklmnop']).text('xabcdefghijklmnopy')).toBe(`x${REDACTED}y`);
+    expect(createRedactor(['abcdefghijklmno']).text('xabcdefghijklmnoy')).toBe('xabcdefghijklmnoy');
+    expect(createRedactor(['abcd']).text('hex 61626364 HEX 61626364')).toBe(`hex ${REDACTED} HEX ${REDACTED}`);
+    expect(createRedactor(['abc']).text('hex 616263')).toBe('hex 616263');
+  });
+
+  it('a secret that is not well-formed Unicode (a lone surrogate) is removed as written, without throwing', () => {
+    expect(createRedactor(['\ud800lone-surrogate-key']).text('a \ud800lone-surrogate-key b')).toBe(`a ${REDACTED} b`);
+  });
+
+  it('the token parameter percent-encoded with a lower-case %3d goes too (to the end of the encoded URL: a %26 does not end it)', () => {
+    expect(createRedactor().data(`cb%3F${CALLBACK_TOKEN_PARAM}%3dabc%26x=1 next`)).toBe(`cb%3F${CALLBACK_TOKEN_PARAM}%3d${REDACTED} next`);
+  });
+
+  it('urlForRecord: an http(s) URL that does not parse is its scheme; an upper-case scheme is read as lower case', () => {
+    expect(urlForRecord('http://[::1')).toBe('http:');
+    expect(urlForRecord('HTTPS://Host.Example/x?y')).toBe('https://host.example/x');
+  });
+
+  it('base64: the match spans exactly the characters holding the key’s bits, the partly held ones at both ends too, at each alignment', () => {
+    const key = 'sk-live-4f9a8b7c6d5e';
+    const redactor = createRedactor([key]);
+    // What follows the key starts with a bit 1 (é is c3 a9 in UTF-8) or 0 (a space).
+    for (const next of ['\u00e9', ' '])
+      for (const before of ['Bearer ', 'Bearer x', 'Bearer xy']) {
+        const text = Buffer.from(`${before}${key}${next}`);
+        const bytes = Buffer.concat([text, Buffer.from('..'.slice(0, (3 - (text.length % 3)) % 3))]); // no padding
+        const first = Math.floor((before.length * 8) / 6);
+        const end = Math.ceil(((before.length + key.length) * 8) / 6);
+        for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
+          expect(redactor.text(encoded)).toBe(`${encoded.slice(0, first)}${REDACTED}${encoded.slice(end)}`);
+        }
+      }
+  });
+
+  it('a 3-character key is searched in base64 (4 characters it fixes), a 2-character one is not', () => {
+    expect(createRedactor(['abc']).text('x YWJj y')).toBe(`x ${REDACTED} y`);
+    expect(createRedactor(['ab']).text('x YWI y')).toBe('x YWI y');
+  });
+
+  it('hex keeps the leading zero of a byte under 0x10', () => {
+    expect(createRedactor(['\tkey']).text('hex 096b6579 end')).toBe(`hex ${REDACTED} end`);
+  });
+
+  it('urlForRecord reads the scheme at the start only, with the characters a scheme may hold', () => {
+    expect(urlForRecord('/a/b:c')).toBe('(not a URL)');
+    expect(urlForRecord('git+ssh://host/x')).toBe('git+ssh:');
+  });
+
+  it('a 3-character key is searched in base64 only at the alignment where it fixes 4 characters', () => {
+    // base64('xabcyy'): 'abc' from byte 1 fixes 3 characters only.
+    expect(createRedactor(['abc']).text('eGFiY3l5')).toBe('eGFiY3l5');
+  });
+
+  it('percent escapes in either case: a non-ASCII key percent-encoded in lower case, every byte in upper case', () => {
+    expect(createRedactor(['clé-secrète-0123456789']).text('k=cl%c3%a9-secr%c3%a8te-0123456789')).toBe(`k=${REDACTED}`);
+    expect(createRedactor(['sk-9f8e7d6c5b']).text('k=%73%6B%2D%39%66%38%65%37%64%36%63%35%62')).toBe(`k=${REDACTED}`);
+  });
+});
+

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { imageSizeProblem } from 'omnimedia/schemas';
+import { IMAGE_SIZE_PATTERN } from '../../src/schemas/image-size.ts';
 
 describe('imageSizeProblem', () => {
   it.each(['auto', '1024x1024', '1536x1024', '1024x1536', '2048x2048', '3840x2160', '2160x3840', '1024x640', '3840x1280', '1280x3840'])(
@@ -30,4 +31,26 @@ describe('imageSizeProblem', () => {
     expect(imageSizeProblem('1024x640')).toBeUndefined();
     expect(imageSizeProblem('3840x2160')).toBeUndefined();
   });
+
+  it('checks each side for the multiple of 16, the width as the height', () => {
+    expect(imageSizeProblem('1000x1024')).toBe('both sides must be multiples of 16 (got 1000x1024)');
+    expect(imageSizeProblem('1032x1024')).toBe('both sides must be multiples of 16 (got 1032x1024)');
+  });
+
+  it('caps the pixels too: 3840x2176 keeps the side and ratio rules but is 8,355,840 pixels', () => {
+    expect(imageSizeProblem('3840x2176')).toBe('the pixel count must be 655,360 to 8,294,400 (got 8,355,840)');
+    expect(imageSizeProblem('2176x3840')).toBe('the pixel count must be 655,360 to 8,294,400 (got 8,355,840)');
+  });
+
+  it('a 3:1 ratio exactly is accepted, a hair over it is not', () => {
+    expect(imageSizeProblem('2304x768')).toBeUndefined();
+    expect(imageSizeProblem('2320x768')).toBe('the aspect ratio must be at most 3:1 (got 2320x768)');
+  });
+
+  it('IMAGE_SIZE_PATTERN (a JSON Schema `pattern`): auto or WIDTHxHEIGHT, whole', () => {
+    const pattern = new RegExp(IMAGE_SIZE_PATTERN);
+    expect(['auto', '1024x1024', '0x0'].map((size) => pattern.test(size))).toEqual([true, true, true]);
+    expect(['AUTO', 'auto ', '1024x1024x1', '123456x1', ''].map((size) => pattern.test(size))).toEqual([false, false, false, false, false]);
+  });
 });
+

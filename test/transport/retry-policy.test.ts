@@ -7,8 +7,16 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from 'omnimedia';
-import { MAX_RETRY_AFTER_MS, isRetryable, parseRetryAfter, retryDelay } from '../../src/transport/retry-policy.ts';
-import { APIConnectionError } from '../../src/errors.ts';
+import {
+  MAX_RETRY_AFTER_MS,
+  isRetryable,
+  isTransientInWait,
+  isUnusableAnswer,
+  parseRetryAfter,
+  retryDelay,
+  withRetries,
+} from '../../src/transport/retry-policy.ts';
+import { APIConnectionError, APIError, BadRequestError } from '../../src/errors.ts';
 import { mediaBytes } from '../helpers/media-bytes.ts';
 import { API_KEY, BASE_URL, useMsw } from '../helpers/msw.ts';
 import { SUBMISSION, json, recordRoute } from '../helpers/wire.ts';
@@ -333,5 +341,63 @@ describe('the policy as functions', () => {
     expect(isRetryable(rateLimit(), 'submission')).toBe(true);
     for (const error of [refused, reset, timeout, e500]) expect(isRetryable(error, 'idempotent')).toBe(true);
     expect(isRetryable(new TypeError('a bug'), 'idempotent')).toBe(false);
+  });
+
+  it('parseRetryAfter: a retry-after-ms of 0 is "now"; a negative or infinite one is unreadable, so Retry-After decides', () => {
+    expect(parseRetryAfter(headers({ 'retry-after-ms': '0', 'retry-after': '9' }))).toBe(0);
+    expect(parseRetryAfter(headers({ 'retry-after-ms': '-5', 'retry-after': '2' }))).toBe(2_000);
+    expect(parseRetryAfter(headers({ 'retry-after-ms': 'Infinity', 'retry-after': '2' }))).toBe(2_000);
+    expect(parseRetryAfter(headers({ 'retry-after-ms': '-5' }))).toBeUndefined();
+  });
+
+  it('parseRetryAfter: seconds are the whole value, trimmed, with any number of decimals', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter(headers({ 'retry-after': '1.25' }), now)).toBe(1_250);
+    // Headers strip HTTP's whitespace; a no-break space is left to trim().
+    expect(parseRetryAfter(headers({ 'retry-after': '\u00a03' }), now)).toBe(3_000);
+    expect(parseRetryAfter(headers({ 'retry-after': 'x5' }), now)).toBeUndefined();
+    expect(parseRetryAfter(headers({ 'retry-after': '5x' }), now)).toBeUndefined();
+    expect(parseRetryAfter(headers({ 'retry-after': '' }), now)).toBeUndefined();
+  });
+
+  it('isRetryable: a submission is retried after each of the seven "not sent" connection failures, anywhere in the cause chain', () => {
+    const codes = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'];
+    const failed = (code: unknown) => new APIConnectionError('x', { cause: new TypeError('fetch failed', { cause: Object.assign(new Error('c'), { code }) }) });
+    for (const code of codes) expect([code, isRetryable(failed(code), 'submission')]).toEqual([code, true]);
+    for (const code of ['ECONNRESET', 'EPIPE', '', 61]) expect([code, isRetryable(failed(code), 'submission')]).toEqual([code, false]);
+  });
+
+  it('isUnusableAnswer: an APIError with a 2xx status, nothing else', () => {
+    const withStatus = (status: number | undefined) => new APIError('x', status === undefined ? {} : { status });
+    expect([200, 201, 299].map((status) => isUnusableAnswer(withStatus(status)))).toEqual([true, true, true]);
+    expect([199, 300, 404, 500].map((status) => isUnusableAnswer(withStatus(status)))).toEqual([false, false, false, false]);
+    expect(isUnusableAnswer(withStatus(undefined))).toBe(false);
+    expect(isUnusableAnswer(Object.assign(new Error('not an APIError'), { status: 200 }))).toBe(false);
+    expect(isUnusableAnswer(undefined)).toBe(false);
+  });
+
+  it('isTransientInWait: whatever a task query retries, and an unusable answer; never a refusal', () => {
+    const reset = new APIConnectionError('x', { cause: Object.assign(new Error('c'), { code: 'ECONNRESET' }) });
+    for (const error of [rateLimit(), new InternalServerError('x', { status: 500 }), reset, new APIError('not json', { status: 200 })]) {
+      expect(isTransientInWait(error)).toBe(true);
+    }
+    for (const error of [new BadRequestError('x', { status: 400 }), new APIError('x', { status: 404 }), new TypeError('a bug')]) {
+      expect(isTransientInWait(error)).toBe(false);
+    }
+  });
+
+  it('withRetries without onRetry: retries, and answers the attempt that succeeded', async () => {
+    const attempts: number[] = [];
+    const result = withRetries(
+      async (attempt) => {
+        attempts.push(attempt);
+        if (attempt === 1) throw rateLimit({ 'retry-after-ms': '10' });
+        return 'done';
+      },
+      { kind: 'submission', maxRetries: 1 },
+    );
+    await vi.advanceTimersByTimeAsync(20);
+    expect(await result).toBe('done');
+    expect(attempts).toEqual([1, 2]);
   });
 });

@@ -48,4 +48,29 @@ describe('Cadence (the default schedule)', () => {
     // Past the window the plain schedule resumes: 24 % of the age.
     expect(cadence.nextGap(110_000, window)).toBe(110_000 * GAP_AGE_FRACTION);
   });
+
+  it('without a window, or with learning off, the first query comes at initialDelay and the window is ignored', () => {
+    const window = { from: 100_000, to: 110_000, samples: 9 };
+    expect(new Cadence(settings, () => 0.5).firstQueryAge(undefined)).toBe(3_000);
+    const unlearned = new Cadence({ ...settings, learn: false }, () => 0.5);
+    expect(unlearned.firstQueryAge(window)).toBe(3_000);
+    expect(unlearned.nextGap(90_000, window)).toBe(90_000 * GAP_AGE_FRACTION);
+  });
+
+  it('a window that opens before initialDelay: the first query still waits initialDelay; inside a window no gap is longer than the plain one', () => {
+    const cadence = new Cadence(settings, () => 0.5);
+    const window = { from: 1_000, to: 20_000, samples: 9 };
+    expect(cadence.firstQueryAge(window)).toBe(3_000);
+    expect(cadence.firstQueryAge({ from: 12_000, to: 20_000, samples: 9 })).toBe(12_000);
+    // A fifth of 190 s is 38 s, 3 % of its end 6 s: the plain schedule's 2.5 s is shorter.
+    expect(cadence.nextGap(10_000, { from: 10_000, to: 200_000, samples: 9 })).toBe(2_500);
+  });
+
+  it('a wide window: queries at most 3 % of its end apart; a narrow one: at least 1 s apart', () => {
+    const cadence = new Cadence(settings, () => 0.5);
+    // A fifth of 100 s is 20 s; 3 % of the 200 s end is 6 s.
+    expect(cadence.nextGap(100_000, { from: 100_000, to: 200_000, samples: 9 })).toBe(6_000);
+    // A fifth of 2 s is 0.4 s: raised to 1 s.
+    expect(cadence.nextGap(20_000, { from: 20_000, to: 22_000, samples: 9 })).toBe(1_000);
+  });
 });
