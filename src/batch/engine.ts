@@ -146,6 +146,7 @@ export async function* runBatch(ports: BatchPorts, source: BatchSource, options?
     stop: stop.signal,
     resolve,
     uploads: new Map(),
+    sent: { count: 0 },
     emit: (result) => {
       ready.push(result);
       notify();

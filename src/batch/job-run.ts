@@ -52,6 +52,8 @@ export interface RunContext {
   emit(result: BatchResult): void;
   /** Stop the batch: no more submissions; the error ends the iteration. */
   fail(error: unknown): void;
+  /** Submissions this run has sent (each may have created a task): an error says how many. */
+  sent: { count: number };
 }
 
 /** The wait's deadline when the caller gives none: the SDK's default for the kind of task. */
@@ -93,7 +95,8 @@ async function record(context: RunContext, entry: BatchJournalEntry): Promise<bo
       return true;
     } catch (error) {
       if (attempt >= JOURNAL_TRIES) {
-        const failure = new OmniMediaError(`batch: the journal could not record job ${entry.id}, so nothing more is sent (${(error as Error)?.message ?? String(error)})`, {
+        const why = (error as Error)?.message ?? String(error);
+        const failure = new OmniMediaError(`batch: the journal could not record job ${entry.id} (${why}): ${whatWasSent(entry, context.sent.count)}`, {
           cause: error,
           taskId: entry.task_id,
         });
@@ -103,6 +106,20 @@ async function record(context: RunContext, entry: BatchJournalEntry): Promise<bo
       await sleep(100 * attempt).catch(() => {});
     }
   }
+}
+
+/** The truth about a journal write that failed: the job's own state, and how many submissions this run sent. */
+function whatWasSent(entry: BatchJournalEntry, sent: number): string {
+  const job =
+    entry.state === 'sending'
+      ? `job ${entry.id} was not sent`
+      : entry.state === 'submitted'
+        ? `job ${entry.id} was accepted as task ${entry.task_id}, which the journal does not hold (a resume reports the job unknown; wait on the task with its id)`
+        : entry.state === 'unsent'
+          ? `job ${entry.id} was not taken by the service`
+          : `job ${entry.id} has ended${entry.task_id ? ` (task ${entry.task_id})` : ''}`;
+  const run = sent === 0 ? 'this run sent no submission' : `this run sent ${sent} submission${sent === 1 ? '' : 's'}, each journaled before it left`;
+  return `${job}; nothing more is sent; ${run}. Resume with the same journal once it can be written`;
 }
 
 /** Hand over a result line: journaled first when it is the job's last word. */
@@ -153,6 +170,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
   for (let refusals = 1; ; refusals++) {
     if (context.stop.aborted || !(await record(context, { id, state: 'sending', at: Date.now(), op }))) return slot.release();
     slot.sent();
+    context.sent.count++;
     let submission: Awaited<ReturnType<BatchPorts['submit']>>;
     try {
       submission = await context.ports.submit(op, params);

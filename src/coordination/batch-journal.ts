@@ -22,6 +22,14 @@ import type { BatchOperation, BatchResult } from '../schemas/batch.ts';
  */
 export type BatchJobState = 'sending' | 'unsent' | 'submitted' | 'finished' | 'delivered';
 
+/** Every {@link BatchJobState}: a journal's closed set (an entry in any other state is not an entry of this journal). */
+const JOB_STATES: ReadonlySet<string> = new Set<BatchJobState>(['sending', 'unsent', 'submitted', 'finished', 'delivered']);
+
+/** `true` when `state` is one of the {@link BatchJobState}s. */
+export function isJobState(state: unknown): state is BatchJobState {
+  return typeof state === 'string' && JOB_STATES.has(state);
+}
+
 /**
  * One job's entry in a batch journal: the last one written for an `id` is where it stands.
  *

@@ -219,8 +219,10 @@ describe('client.batch()', () => {
     };
     const jobs = jobsOf(8);
     const first = await run(jobs, { journal: full, concurrency: 1 });
-    expect((first.error as Error).message).toMatch(/journal could not record .* nothing more is sent .*ENOSPC/);
     const sentWhileFull = accepted().length;
+    // The truth: the job's task, how many submissions went out; never "nothing was sent".
+    expect((first.error as Error).message).toMatch(/journal could not record job job-\d+ .*ENOSPC.*accepted as task task_\w+.*nothing more is sent/);
+    expect((first.error as Error).message).toContain(`this run sent ${sentWhileFull} submissions`);
     expect(sentWhileFull).toBeLessThanOrEqual(3);
     const second = await run(jobs, { journal: memory });
     // The job whose answer could not be recorded is unknown (its task id was lost with the write): not sent again.

@@ -56,9 +56,13 @@ export interface BatchProcess {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Start `omnimedia batch ...args` against `baseURL`. */
-export function startBatch(args: readonly string[], baseURL: string, cwd?: string): BatchProcess {
-  const child = spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, CLI, 'batch', ...args], {
+/**
+ * Start `omnimedia batch ...args` against `baseURL`; `wrapper` runs it under another command
+ * (`['prlimit', '--fsize=900']`: a file-size limit, as on a full disk).
+ */
+export function startBatch(args: readonly string[], baseURL: string, cwd?: string, wrapper: readonly string[] = []): BatchProcess {
+  const command = [...wrapper, NODE, '--experimental-transform-types', '--no-warnings', '--import', HOOK, CLI, 'batch', ...args];
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OMNIMEDIA_BASE_URL: baseURL, OMNIMEDIA_API_KEY: 'sk-mock' },
     stdio: ['ignore', 'pipe', 'pipe'],
