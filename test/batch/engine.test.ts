@@ -170,6 +170,26 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(1);
   });
 
+  it('no two jobs write one file, and ids are file names on every disk: refused before anything is sent, naming line and id', async () => {
+    const jobs = [
+      image('a', { n: 2 }),
+      image('a-1'),
+      image('cjk-ok-' + '字'.repeat(60)),
+      image('字'.repeat(100)),
+      image('c1\u0085x'),
+      image('csi\u009bx'),
+      image('Hero'),
+      image('hero'),
+    ];
+    const refused = await run(jobs);
+    expect(refused.error).toBeInstanceOf(ValidationError);
+    const issues = (refused.error as ValidationError).issues;
+    expect(issues.map((i) => i.path)).toEqual(['line 2: id', 'line 4: id', 'line 5: id', 'line 6: id', 'line 8: id']);
+    expect(issues[0]?.message).toMatch(/"a-1" would write the file a-1\.<ext>, as "a" of line 1 does/);
+    expect(issues[1]?.message).toMatch(/at most 200 bytes/);
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('an abort stops new submissions at once; the resumed call yields only the rest, and no job is sent twice', async () => {
     const journal = new MemoryBatchJournal();
     const controller = new AbortController();
@@ -184,6 +204,24 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(10);
     const third = await run(jobs, { journal });
     expect(third.lines).toEqual([]);
+  });
+
+  it('without a journal: a second call on the same client resumes (keyed by the jobs\' ids), and pays no job twice', async () => {
+    const controller = new AbortController();
+    const jobs = jobsOf(6);
+    const first = await run(jobs, { concurrency: 1, signal: controller.signal, onProgress: (job) => job.status === 'pending' && controller.abort() });
+    expect(first.error).toBeUndefined();
+    const second = await run(jobs);
+    expect([...first.lines, ...second.lines].map((l) => l.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(accepted()).toHaveLength(6);
+    // Other jobs on the same client: only theirs are yielded (the first call's are not taken up again).
+    const other = await run([image('other')]);
+    expect(other.lines.map((l) => l.id)).toEqual(['other']);
+    expect((await run(jobs)).lines).toEqual([]);
+    // Another client keeps its own.
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch: mock.fetch, logLevel: 'off' });
+    expect((await run([image('other')])).lines.map((l) => l.status)).toEqual(['completed']);
+    expect(accepted()).toHaveLength(8);
   });
 
   it('a lost network: a submission refused before it was sent goes again (not unknown); one cut off after sending is unknown', async () => {
