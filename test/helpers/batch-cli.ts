@@ -11,7 +11,7 @@ const HOOK = `${ROOT}test/helpers/omnimedia-from-src.mjs`;
 const CLI = `${ROOT}src/cli/index.ts`;
 
 /** What a request to the mock is, for a test's hooks. */
-export type MockEvent = { kind: 'submission'; prompt: string } | { kind: 'query' } | { kind: 'file' };
+export type MockEvent = { kind: 'submission'; prompt: string } | { kind: 'query' } | { kind: 'file' } | { kind: 'upload' };
 
 /**
  * The mock server with a hook before each request: it may return a promise, and the request is
@@ -42,6 +42,7 @@ export async function countingMock(options: MockServerOptions): Promise<Counting
       event = { kind: 'submission', prompt };
     } else if (request.method === 'GET' && path.startsWith('/v1/tasks/')) event = { kind: 'query' };
     else if (request.method === 'GET' && path.startsWith('/files/results/')) event = { kind: 'file' };
+    else if (request.method === 'POST' && path.startsWith('/v1/uploads/')) event = { kind: 'upload' };
     if (event) await state.hook?.(event);
     const response = await inner(request);
     if (prompt !== undefined && response.ok) state.accepted.set(prompt, (state.accepted.get(prompt) ?? 0) + 1);
