@@ -1,6 +1,8 @@
 // redisBatchJournal on a real redis-server (node-redis and ioredis): entries read back a page at
 // a time, a batch stopped and resumed from another client submits no job twice, and a Redis
 // that does not answer stops the batch before anything more is sent.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,10 @@ import type { BatchJob, BatchResult } from 'omnimedia/resources';
 import { redisBatchJournal, type RedisClientLike } from 'omnimedia/redis';
 import { createMockService } from 'omnimedia/testing';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { countingMock, NODE } from '../helpers/batch-cli.ts';
+
+const HOOK = fileURLToPath(new URL('../helpers/omnimedia-from-src.mjs', import.meta.url));
+const BATCH = fileURLToPath(new URL('../helpers/redis-journal-batch.ts', import.meta.url));
 
 const jobs: BatchJob[] = Array.from({ length: 12 }, (_, i) => ({ id: `job-${i}`, op: 'images.generate', params: { model: 'omni-image', prompt: `p ${i}` } }));
 
@@ -38,10 +44,12 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
       const journal = redisBatchJournal(await connect(kind), { name: `pages-${kind}` });
       await Promise.all(Array.from({ length: 1_200 }, (_, i) => journal.write({ id: `j${i}`, state: 'sending', at: i })));
       await journal.write({ id: 'j7', state: 'submitted', at: 7, task_id: 'task_7' });
+      await journal.close?.();
       const again = redisBatchJournal(await connect(kind), { name: `pages-${kind}` });
       const entries = await again.read();
       expect(entries).toHaveLength(1_200);
       expect(entries.find((e) => e.id === 'j7')).toEqual({ id: 'j7', state: 'submitted', at: 7, task_id: 'task_7' });
+      await again.close?.();
       // One key, in one slot: `{prefix}{batch:<name>}`.
       expect(await (await connect('ioredis') as Redis).exists(`omnimedia:{batch:pages-${kind}}`)).toBe(1);
     });
@@ -71,9 +79,48 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
     const client = new OmniMedia({ apiKey: 'k', baseURL: mock.baseURL, fetch: mock.fetch, logLevel: 'off' });
     const started = Date.now();
     const iteration = client.batch(jobs, { journal: redisBatchJournal(hung, { name: 'hung', timeoutMs: 100 }) })[Symbol.asyncIterator]();
-    await expect(iteration.next()).rejects.toThrow(/Redis did not answer HSCAN within 100 ms/);
+    await expect(iteration.next()).rejects.toThrow(/Redis did not answer .* within 100 ms/);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(mock.requests).toHaveLength(0);
     expect(() => redisBatchJournal(hung, { name: '' })).toThrow(ValidationError);
   });
+
+  it('one owner: a second process on the same name refuses at once; each job paid once; a writer that lost its lease sends nothing more', async () => {
+    const mock = await countingMock({ durations: { pending: 100, image: 1_500 }, callbackRetryDelays: [] });
+    const run = () => {
+      const child = spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, BATCH, String(server.port), mock.server.url, 'owned', '8'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout?.setEncoding('utf8').on('data', (text: string) => void (out += text));
+      return { child, done: new Promise<string>((resolve) => child.on('close', () => resolve(out))) };
+    };
+    // The first's submissions are held until the second has ended (or 15 s passed): both at once.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let submitting = false;
+    mock.hook = (event) => {
+      if (event.kind !== 'submission') return;
+      submitting = true;
+      return held;
+    };
+    const first = run();
+    while (!submitting) await new Promise((resolve) => setTimeout(resolve, 50));
+    const timer = setTimeout(release, 15_000);
+    const second = await run().done;
+    release();
+    clearTimeout(timer);
+    expect(second).toMatch(/^error: .*batch journal "owned" is in use by another run \(pid \d+/);
+    const out = await first.done;
+    expect(out).toContain('done');
+    expect(out.split('\n').filter((line) => line.endsWith(' completed'))).toHaveLength(8);
+    expect([...mock.accepted.values()]).toEqual(Array.from({ length: 8 }, () => 1));
+    await mock.close();
+
+    // Lost: another holder took the name (the lease lapsed while this one was frozen): the write fails.
+    const redis = await connect('ioredis');
+    const journal = redisBatchJournal(redis, { name: 'lost' });
+    await journal.write({ id: 'a', state: 'sending', at: 1 });
+    await (redis as Redis).set('omnimedia:{batch:lost}:owner', 'someone else');
+    await expect(Promise.resolve(journal.write({ id: 'b', state: 'sending', at: 2 }))).rejects.toThrow(/lost its lease/);
+    expect(await (redis as Redis).hget('omnimedia:{batch:lost}', 'b')).toBeNull();
+  }, 60_000);
 });
