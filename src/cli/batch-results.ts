@@ -32,20 +32,21 @@ function outcome(status: string, error: unknown): string {
 
 /** What the file says of a job: its outcome, its cost, and the line itself. */
 export interface Stored {
+  id: string;
   status: string;
   cost: number;
   text: string;
 }
 
 function storedLine(result: BatchResult): Stored {
-  return { status: outcome(result.status, result.error), cost: result.total_cost ?? 0, text: JSON.stringify(resultRecord(result)) };
+  return { id: result.id, status: outcome(result.status, result.error), cost: result.total_cost ?? 0, text: JSON.stringify(resultRecord(result)) };
 }
 
 /** A line of the file as a result line (an id and a status), else nothing: a foreign line. */
-function storedOf(value: unknown): { id: string; line: Stored } | undefined {
+function storedOf(value: unknown): Stored | undefined {
   const line = value as { id?: unknown; status?: unknown; total_cost?: unknown; error?: unknown } | undefined;
   if (typeof line?.id !== 'string' || typeof line.status !== 'string') return undefined;
-  return { id: line.id, line: { status: outcome(line.status, line.error), cost: typeof line.total_cost === 'number' ? line.total_cost : 0, text: JSON.stringify(value) } };
+  return { id: line.id, status: outcome(line.status, line.error), cost: typeof line.total_cost === 'number' ? line.total_cost : 0, text: JSON.stringify(value) };
 }
 
 export class ResultsFile {
@@ -73,7 +74,7 @@ export class ResultsFile {
           const stored = storedOf(value);
           if (stored) {
             byId.delete(stored.id);
-            byId.set(stored.id, stored.line);
+            byId.set(stored.id, stored);
           }
         }
     // What only the journal still knows: a delivered job whose line is gone.

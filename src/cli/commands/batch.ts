@@ -49,10 +49,13 @@ function invalidText(result: BatchResult): string[] {
 }
 
 /** Pass 1: every line checked, nothing sent; the invalid ones listed as they are found (the file never whole in memory: only the ids seen, to find a repeat). */
-async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<{ valid: number; invalid: number }> {
+async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<Checked> {
   let valid = 0;
   let invalid = 0;
+  // The jobs of this file: the summary counts them only (a job removed from the file is not counted).
+  const ids = new Set<string>();
   for await (const line of client.batch(file, { dryRun: true, signal: ctx.signal })) {
+    ids.add(line.id);
     if (line.status === 'valid') {
       valid++;
       continue;
@@ -62,7 +65,14 @@ async function validate(ctx: Context, client: OmniMedia, file: string, print: bo
     if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
     else for (const text of invalidText(line)) ctx.progress.log(text, 'error');
   }
-  return { valid, invalid };
+  return { valid, invalid, ids };
+}
+
+/** What pass 1 found: how many lines are valid or not, and the ids of the file's jobs. */
+interface Checked {
+  valid: number;
+  invalid: number;
+  ids: ReadonlySet<string>;
 }
 
 function summaryOf({ cost, ...counts }: Counts, elapsedMs: number): Record<string, unknown> {
@@ -128,10 +138,11 @@ export const batch: Command = {
 };
 
 /** Pass 2, DIR locked: the batch run, its lines into results.jsonl, the summary; the exit code. */
-async function runLocked(ctx: Context, client: OmniMedia, file: string, out: string, concurrency: number | 'auto', checked: { valid: number; invalid: number }, started: number): Promise<number> {
+async function runLocked(ctx: Context, client: OmniMedia, file: string, out: string, concurrency: number | 'auto', checked: Checked, started: number): Promise<number> {
   const results = await ResultsFile.open(join(out, 'results.jsonl'), join(out, 'journal.jsonl'));
   const counts: Counts = { total: checked.valid + checked.invalid, completed: 0, failed: 0, unknown: 0, other: 0, cost: 0 };
-  const count = ({ status, cost }: Stored, sign: 1 | -1) => {
+  const count = ({ id, status, cost }: Stored, sign: 1 | -1) => {
+    if (!checked.ids.has(id)) return;
     counts.cost += sign * cost;
     const key = status === 'completed' || status === 'failed' || status === 'unknown' ? status : 'other';
     counts[key] += sign;
