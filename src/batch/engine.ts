@@ -11,7 +11,7 @@ import type { BatchOptions } from '../options.ts';
 import type { BatchResult } from '../schemas/batch.ts';
 import { SubmissionLimit } from './concurrency.ts';
 import { boundedJournal, type BoundedJournal } from './journal-boundary.ts';
-import { finish, submitJob, waitJob, type RunContext } from './job-run.ts';
+import { finish, submitJob, Unanswered, waitJob, type RunContext } from './job-run.ts';
 import { mapReferences, placeholderFor, readJob, type JobReading } from './jobs.ts';
 import { directoryOf, openFileJournal, readJsonLines, removePartialFiles, resolvePath } from './node-files.ts';
 import type { BatchPorts } from './ports.ts';
@@ -221,6 +221,7 @@ async function* runJobs(run: Run): AsyncGenerator<BatchResult> {
     resolve: run.resolve,
     uploads: new Map(),
     sent: { count: 0 },
+    unanswered: new Unanswered(),
     emit: (result) => outbox.push(result),
     fail: (error) => {
       failure ??= { error };

@@ -35,6 +35,42 @@ import type { BatchSettings } from './settings.ts';
 
 /** Journal writes retried before the batch gives up (a task id must not be lost to one failed write). */
 const JOURNAL_TRIES = 3;
+/**
+ * When the service is taken for unreachable (down, or a wrong base URL): this many submissions
+ * in a row got no answer at all, over at least `UNREACHABLE_MS`. Both: a wrong address fails 8
+ * times in a second, and a network blip of a few seconds must not end a batch of 10,000.
+ */
+const UNREACHABLE_TRIES = 8;
+const UNREACHABLE_MS = 30_000;
+
+/** The submissions in a row that got no answer (a connection refused or reset before sending), batch-wide. */
+export class Unanswered {
+  #count = 0;
+  #since = 0;
+  readonly #errors = new Map<string, number>();
+
+  /** An answer came (any status): the run is over. */
+  answered(): void {
+    this.#count = 0;
+    this.#errors.clear();
+  }
+
+  /** One more without an answer; the error that stops the batch once the run is long enough. */
+  failed(error: unknown): OmniMediaError | undefined {
+    if (this.#count++ === 0) this.#since = Date.now();
+    const text = (error as Error)?.message ?? String(error);
+    const cause = (error as { cause?: { message?: unknown } })?.cause?.message;
+    const key = typeof cause === 'string' ? `${text} (${cause})` : text;
+    this.#errors.set(key, (this.#errors.get(key) ?? 0) + 1);
+    if (this.#count < UNREACHABLE_TRIES || Date.now() - this.#since < UNREACHABLE_MS) return undefined;
+    const seen = [...this.#errors].map(([message, times]) => `${times}x ${message}`).join('; ');
+    return new OmniMediaError(
+      `batch: the service did not answer ${this.#count} submissions in a row over ${Math.round((Date.now() - this.#since) / 1000)} s (${seen}): stopped. ` +
+        'None was taken (each failed before it was sent); check the base URL and the network, then resume with the same journal',
+      { cause: error },
+    );
+  }
+}
 
 /** What the jobs of one run share. */
 export interface RunContext {
@@ -54,6 +90,8 @@ export interface RunContext {
   fail(error: unknown): void;
   /** Submissions this run has sent (each may have created a task): an error says how many. */
   sent: { count: number };
+  /** The run of submissions without an answer: a service that never answers stops the batch. */
+  unanswered: Unanswered;
 }
 
 /** The wait's deadline when the caller gives none: the SDK's default for the kind of task. */
@@ -181,6 +219,11 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
       } else if (isRetryable(error, 'submission')) {
         // Surely not taken: journaled so, then sent again no sooner than the service asked.
         if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return slot.release();
+        const unreachable = error instanceof APIError && error.status !== undefined ? context.unanswered.answered() : context.unanswered.failed(error);
+        if (unreachable) {
+          slot.release();
+          return context.fail(unreachable);
+        }
         if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) slot.refused();
         try {
           await sleep(transientDelay(error, refusals), stop);
@@ -190,6 +233,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
         continue;
       } else if (error instanceof APIError && error.status !== undefined && error.status >= 400 && error.status < 500) {
         // The service refused it: no task. Tried again by the next run (nothing was taken).
+        context.unanswered.answered();
         slot.release();
         if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return;
         if (stopsTheBatch(error)) return context.fail(error);
@@ -200,6 +244,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
         return finish(context, jobLine(id, line, 'unknown', error));
       }
     }
+    context.unanswered.answered();
     const recorded = await record(context, { id, state: 'submitted', at: Date.now(), op, task_id: submission.task_id });
     slot.accepted();
     slot.release();

@@ -224,6 +224,23 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(8);
   });
 
+  it('a service that never answers (down, or a wrong base URL) stops the batch in bounded time, its errors named, the journal resumable', async () => {
+    const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, logLevel: 'off', fetch: () => Promise.reject(refused()) });
+    const journal = new MemoryBatchJournal();
+    const started = Date.now();
+    const down = await run(jobsOf(6), { journal });
+    expect(down.error).toBeInstanceOf(OmniMediaError);
+    expect((down.error as Error).message).toMatch(/did not answer \d+ submissions in a row .*ECONNREFUSED/);
+    // Fake time: about half a minute of failures, then the stop (the run loop's own bound is 2,000 s).
+    expect(Date.now() - started).toBeLessThan(120_000);
+    expect(journal.read().every((e) => e.state === 'unsent')).toBe(true);
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch: mock.fetch, logLevel: 'off' });
+    const resumed = await run(jobsOf(6), { journal });
+    expect(resumed.lines.filter((l) => l.status === 'completed')).toHaveLength(6);
+    expect(accepted()).toHaveLength(6);
+  });
+
   it('a lost network: a submission refused before it was sent goes again (not unknown); one cut off after sending is unknown', async () => {
     let down = 4;
     const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
