@@ -257,11 +257,15 @@ async function readAndSubmit(context: RunContext, run: Run, track: (work: Promis
   // Taken up now (every entry), or as each job is read (the client's own journal).
   const later = new Map<string, BatchJournalEntry>();
   const skip = new Set<string>();
+  // The jobs an earlier run's 429 or 503 asked to wait: not sent before then.
+  const retryAt = new Map<string, number>();
   if (run.byJob) for (const entry of entries) later.set(entry.id, entry);
   else {
     // A job waited on again may have been downloading when its run stopped.
     if (settings.download !== undefined) await removePartialFiles(settings.download, new Set(entries.filter((e) => e.state === 'submitted').map((e) => e.id)));
-    for (const entry of entries) if (takeUp(context, entry, track)) skip.add(entry.id);
+    for (const entry of entries)
+      if (takeUp(context, entry, track)) skip.add(entry.id);
+      else if (entry.retry_at !== undefined) retryAt.set(entry.id, entry.retry_at);
   }
   const limit = new SubmissionLimit(settings.concurrency);
   const jobs = run.checker();
@@ -280,11 +284,12 @@ async function readAndSubmit(context: RunContext, run: Run, track: (work: Promis
         later.delete(id);
         if (entry.state === 'submitted' && settings.download !== undefined) await removePartialFiles(settings.download, new Set([id]));
         if (takeUp(context, entry, track)) continue;
+        if (entry.retry_at !== undefined) retryAt.set(id, entry.retry_at);
       }
       if (skip.has(id)) continue;
       const slot = await limit.acquire(context.stop).catch(() => undefined);
       if (!slot) return;
-      track(submitJob(context, checked.job, slot));
+      track(submitJob(context, checked.job, slot, retryAt.get(id)));
     }
 }
 

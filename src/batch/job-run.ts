@@ -192,7 +192,7 @@ async function withUploads(context: RunContext, job: ReadJob): Promise<Record<st
  * Submit a job (holding `slot` until its answer), then wait on its task. Resolves when the job
  * has its result line, or the batch stopped (the journal says where the job stands).
  */
-export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): Promise<void> {
+export async function submitJob(context: RunContext, job: ReadJob, slot: Slot, retryAt?: number): Promise<void> {
   const { id, op, line } = job;
   const stop = ownSignal(context);
   let params: Record<string, unknown>;
@@ -205,6 +205,14 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
     return;
   }
   progress(context, { id, status: 'submitting' });
+  // An earlier run's refusal said when: its Retry-After holds across the resume.
+  if (retryAt !== undefined && retryAt > Date.now()) {
+    try {
+      await sleep(retryAt - Date.now(), stop);
+    } catch {
+      return slot.release();
+    }
+  }
   for (let refusals = 1; ; refusals++) {
     if (context.stop.aborted || !(await record(context, { id, state: 'sending', at: Date.now(), op }))) return slot.release();
     slot.sent();
@@ -217,8 +225,10 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
       if (taskId) {
         submission = { task_id: taskId, wait: (options) => context.ports.wait(taskId, options) };
       } else if (isRetryable(error, 'submission')) {
-        // Surely not taken: journaled so, then sent again no sooner than the service asked.
-        if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return slot.release();
+        // Surely not taken: journaled so (with when it may go again), then sent again no sooner than the service asked.
+        const delay = transientDelay(error, refusals);
+        const retryAt = error instanceof RateLimitError || error instanceof ServiceUnavailableError ? { retry_at: Math.ceil(Date.now() + delay) } : {};
+        if (!(await record(context, { id, state: 'unsent', at: Date.now(), op, ...retryAt }))) return slot.release();
         const unreachable = error instanceof APIError && error.status !== undefined ? context.unanswered.answered() : context.unanswered.failed(error);
         if (unreachable) {
           slot.release();
@@ -226,7 +236,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
         }
         if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) slot.refused();
         try {
-          await sleep(transientDelay(error, refusals), stop);
+          await sleep(delay, stop);
         } catch {
           return slot.release();
         }

@@ -51,6 +51,8 @@ export interface BatchJournalEntry {
   task_id?: string;
   /** The result line (on `finished` and `delivered`). */
   result?: BatchResult;
+  /** On `unsent` after a 429 or 503: when the service said it may be sent again (ms since the epoch, from its `Retry-After`); a resume waits until then. */
+  retry_at?: number;
 }
 
 /**

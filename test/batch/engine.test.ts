@@ -241,6 +241,20 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(6);
   });
 
+  it("a refusal's Retry-After is journaled and honoured after a resume", async () => {
+    mock.rateLimitNext(1, { retryAfter: 6 });
+    const memory = new MemoryBatchJournal();
+    const controller = new AbortController();
+    // Stopped right after the 429 is journaled (a kill during the Retry-After).
+    const journal: BatchJournal = { read: () => memory.read(), write: (entry) => void (memory.write(entry), entry.state === 'unsent' && controller.abort()) };
+    await run([image('later')], { journal, signal: controller.signal });
+    expect(posts().map((r) => r.status)).toEqual([429]);
+    const resumed = await run([image('later')], { journal: memory });
+    expect(resumed.lines.map((l) => l.status)).toEqual(['completed']);
+    const [refusal, retry] = posts().map((r) => r.at as number);
+    expect((retry as number) - (refusal as number)).toBeGreaterThanOrEqual(6_000);
+  });
+
   it('a lost network: a submission refused before it was sent goes again (not unknown); one cut off after sending is unknown', async () => {
     let down = 4;
     const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
