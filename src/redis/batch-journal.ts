@@ -59,6 +59,26 @@ export interface RedisBatchJournalOptions {
   prefix?: string;
   /** Longest wait for one Redis command, in ms; then the write fails and the batch stops submitting. Default 5,000. */
   timeoutMs?: number;
+  /**
+   * Hears the one warning given at the start of a batch when Redis cannot say an entry is on
+   * disk once written (no append-only file, or `appendfsync` other than `always` on a Redis
+   * without `WAITAOF`). Default `console`.
+   */
+  logger?: { warn(message: string): void };
+}
+
+/** The settings a journal is durable with, as the warning and the guide name them. */
+const DURABLE_SETTINGS = 'appendonly yes with appendfsync always (or Redis 7.2+, whose WAITAOF the journal then waits on)';
+
+/** How a write is made durable on this Redis: `waitaof` (each write waits for the AOF's fsync), `always` (fsynced before the reply), or `unknown`. */
+type Persistence = 'waitaof' | 'always' | 'unknown';
+
+/** What `INFO persistence`/`server` and `CONFIG GET appendfsync` say of how durable a write is. */
+function persistenceOf(info: string, appendfsync: string | undefined): Persistence {
+  if (!/^aof_enabled:1\s*$/m.test(info)) return 'unknown';
+  const [major = 0, minor = 0] = (/^redis_version:(\d+)\.(\d+)/m.exec(info) ?? []).slice(1).map(Number);
+  if (major > 7 || (major === 7 && minor >= 2)) return 'waitaof';
+  return appendfsync === 'always' ? 'always' : 'unknown';
 }
 
 /**
@@ -81,8 +101,11 @@ class RedisBatchJournal implements BatchJournal {
   #renewal: ReturnType<typeof setInterval> | undefined;
   /** Why this holder lost the lease (every later write fails with it). */
   #lost: OmniMediaError | undefined;
+  #persistence: Persistence = 'unknown';
+  readonly #warn: (message: string) => void;
 
-  constructor(driver: RedisDriver, key: string, name: string, timeoutMs: number) {
+  constructor(driver: RedisDriver, key: string, name: string, timeoutMs: number, warn: (message: string) => void) {
+    this.#warn = warn;
     this.#driver = driver;
     this.#replicas = driver.cluster;
     this.#key = key;
@@ -103,10 +126,32 @@ class RedisBatchJournal implements BatchJournal {
         );
       }
       this.#lost = undefined;
+      await this.#checkPersistence();
       this.#renewal = setInterval(() => void this.#renew(), LEASE_MS / 3);
       (this.#renewal as { unref?: () => void }).unref?.();
     })();
     return this.#held;
+  }
+
+  /** How this Redis makes a write durable; one warning when it cannot say (the batch goes on: the settings are the operator's). */
+  async #checkPersistence(): Promise<void> {
+    const ask = async (args: string[]): Promise<unknown> => {
+      try {
+        return await callPort(() => this.#driver.command(args), this.#bounds(args[0] as string));
+      } catch {
+        return undefined; // CONFIG turned off (a managed Redis): the warning says what to check
+      }
+    };
+    const info = (await ask(['INFO', 'server'])) ?? '';
+    const aof = (await ask(['INFO', 'persistence'])) ?? '';
+    const fsync = await ask(['CONFIG', 'GET', 'appendfsync']);
+    const list = Array.isArray(fsync) ? fsync.map(String) : fsync && typeof fsync === 'object' ? Object.entries(fsync).flat().map(String) : [];
+    this.#persistence = persistenceOf(`${String(info)}\n${String(aof)}`, list[1]);
+    if (this.#persistence === 'unknown')
+      this.#warn(
+        `[omnimedia] redisBatchJournal "${this.#name}": this Redis cannot say a journal entry is on disk when written ` +
+          `(a Redis killed or restarted may lose entries, and a resume then pays for their jobs again). Use ${DURABLE_SETTINGS}.`,
+      );
   }
 
   async #renew(): Promise<void> {
@@ -157,6 +202,11 @@ class RedisBatchJournal implements BatchJournal {
       this.#loseLease();
       throw this.#lost;
     }
+    // The entry is durable once the append-only file holding it is fsynced here.
+    if (this.#persistence === 'waitaof') {
+      const [local] = (await callPort(() => this.#driver.command(['WAITAOF', '1', '0', String(this.#timeoutMs)]), this.#bounds('WAITAOF'))) as [unknown, unknown];
+      if (Number(local) < 1) throw new OmniMediaError(`batch journal "${this.#name}": Redis did not fsync the entry of job ${entry.id} within ${this.#timeoutMs} ms (WAITAOF)`);
+    }
   }
 
   /** Give the lease up: the batch ended. */
@@ -206,5 +256,6 @@ export function redisBatchJournal(redis: RedisClientLike, options: RedisBatchJou
   const timeoutMs = options.timeoutMs ?? DEFAULT_JOURNAL_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new ValidationError([{ path: 'timeoutMs', message: 'must be a whole number of ms from 1' }], 'redisBatchJournal');
   // A hash tag of its own: on a cluster the batch's one key sits where its name hashes.
-  return new RedisBatchJournal(driverOf(redis), `${prefix}{batch:${name.replaceAll('}', '_')}}`, name, timeoutMs);
+  const logger = options.logger ?? console;
+  return new RedisBatchJournal(driverOf(redis), `${prefix}{batch:${name.replaceAll('}', '_')}}`, name, timeoutMs, (message) => logger.warn(message));
 }

@@ -1,7 +1,10 @@
 // redisBatchJournal on a real redis-server (node-redis and ioredis): entries read back a page at
 // a time, a batch stopped and resumed from another client submits no job twice, and a Redis
 // that does not answer stops the batch before anything more is sent.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
@@ -10,7 +13,7 @@ import { OmniMedia, ValidationError } from 'omnimedia';
 import type { BatchJob, BatchResult } from 'omnimedia/resources';
 import { redisBatchJournal, type RedisClientLike } from 'omnimedia/redis';
 import { createMockService } from 'omnimedia/testing';
-import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { freePort, REDIS_AVAILABLE, RedisServer, spawnRedisServer } from '../helpers/redis-server.ts';
 import { countingMock, NODE } from '../helpers/batch-cli.ts';
 
 const HOOK = fileURLToPath(new URL('../helpers/omnimedia-from-src.mjs', import.meta.url));
@@ -123,4 +126,62 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
     await expect(Promise.resolve(journal.write({ id: 'b', state: 'sending', at: 2 }))).rejects.toThrow(/lost its lease/);
     expect(await (redis as Redis).hget('omnimedia:{batch:lost}', 'b')).toBeNull();
   }, 60_000);
+});
+
+describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal: durability on a real redis-server killed (-9) and restarted', () => {
+  async function withServer(args: string[], body: (url: string, restart: () => Promise<void>) => Promise<void>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), 'omnimedia-redis-aof-'));
+    const port = await freePort();
+    const base = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...args];
+    let server: ChildProcess = await spawnRedisServer(base);
+    const restart = async () => {
+      await new Promise((resolve) => {
+        server.once('exit', resolve);
+        server.kill('SIGKILL');
+      });
+      server = await spawnRedisServer(base);
+    };
+    try {
+      await body(`redis://127.0.0.1:${port}`, restart);
+    } finally {
+      server.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function writeTen(url: string, warnings: string[]): Promise<Redis> {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+    redis.on('error', () => {});
+    const journal = redisBatchJournal(redis, { name: 'durable', logger: { warn: (message) => void warnings.push(message) } });
+    for (let i = 0; i < 10; i++) await journal.write({ id: `job-${i}`, state: 'submitted', at: i, task_id: `task_${i}` });
+    await journal.close?.();
+    redis.disconnect();
+    return redis;
+  }
+
+  it('appendonly yes, appendfsync always: every entry written survives a kill -9, and no warning', async () => {
+    await withServer(['--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], async (url, restart) => {
+      const warnings: string[] = [];
+      await writeTen(url, warnings);
+      await restart();
+      const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+      expect(await redis.hlen('omnimedia:{batch:durable}')).toBe(10);
+      redis.disconnect();
+      expect(warnings).toEqual([]);
+    });
+  }, 30_000);
+
+  it("Redis's defaults (no append-only file): one warning at the start naming the settings; what a kill -9 loses", async () => {
+    await withServer([], async (url, restart) => {
+      const warnings: string[] = [];
+      await writeTen(url, warnings);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/appendonly yes with appendfsync always/);
+      await restart();
+      const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+      // What the warning is about: the entries written since the last snapshot are gone.
+      expect(await redis.hlen('omnimedia:{batch:durable}')).toBe(0);
+      redis.disconnect();
+    });
+  }, 30_000);
 });
