@@ -87,7 +87,7 @@ export const batch: Command = {
     positionals: ['JOBS.jsonl'],
     options: {
       out: { type: 'string', short: 'o', value: 'DIR', description: 'Where the journal, results.jsonl and files/ go (run it again to resume)' },
-      concurrency: { type: 'string', value: 'N|auto', description: 'Submissions in flight (default auto: 4, more while accepted, halved on 429/503)' },
+      concurrency: { type: 'string', value: 'N|auto', description: 'Submissions in flight (default auto: paced to the rate the service admits, set by its 429/503)' },
       download: { type: 'boolean', description: 'Download each completed task\'s files into DIR/files/<id>[-<k>].<ext>' },
       'dry-run': { type: 'boolean', description: 'Only check every line (nothing is sent; no --out needed)' },
       'skip-invalid': { type: 'boolean', description: 'Run the valid lines when some are invalid (exit 1)' },
