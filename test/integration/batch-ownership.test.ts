@@ -47,7 +47,7 @@ describe('omnimedia batch: on disk before the POST, one owner per DIR', () => {
     const results = (await readFile(join(dir, 'out', 'results.jsonl'), 'utf8')).trim().split('\n');
     expect(results.map((line) => (JSON.parse(line) as { id: string }).id).sort()).toEqual(['a', 'b', 'c']);
     await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 
   it('two runs on one DIR at once: the second refuses at once naming the owner; a dead owner\'s lock is taken over with a warning', async () => {
     const ids = Array.from({ length: 6 }, (_, i) => `two-${i}`);
@@ -79,5 +79,5 @@ describe('omnimedia batch: on disk before the POST, one owner per DIR', () => {
     expect(again.stderr.match(/took over/g)).toHaveLength(1);
     expect(await stat(lock).catch(() => undefined)).toBeUndefined();
     await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 });
