@@ -4,7 +4,7 @@
  * round: as many acceptances in a row as the limit). The first 429 or 503 sets a rate: what the
  * service accepted over the last few seconds of sending (a refusal before anything was accepted
  * keeps the current pace; never below one a second). From then on submissions leave at that
- * rate, which grows by one a second per second of acceptances, each refusal setting it again to
+ * rate, which grows by a tenth per second of acceptances, each refusal setting it again to
  * what was accepted; the number in flight follows rate × the service's answer time (a service
  * that takes 400 ms to accept needs 6 in flight for 15 a second: halving 7 to 3, as this did
  * before, cost half the throughput). A submission holds its slot from its uploads to its answer,
@@ -128,8 +128,9 @@ export class SubmissionLimit {
     this.#accepts.push(now);
     while ((this.#accepts[0] as number) < now - RATE_WINDOW_MS) this.#accepts.shift();
     if (this.#rate !== undefined) {
-      // One a second more per second of acceptances.
-      this.#rate += 1 / this.#rate;
+      // A tenth more per second of acceptances: a rate measured low (a client slowed down, a
+      // refusal early on) is back at 15/s within a few seconds; overshooting costs one 429.
+      this.#rate += 0.1;
       this.#follow();
     } else if (++this.#streak >= this.#limit && this.#limit < AUTO_MAX) {
       this.#limit++;
