@@ -27,6 +27,15 @@ async function round(limit: SubmissionLimit, outcome: 'accepted' | 'refused', co
   }
 }
 
+/** One submission sent and answered `ms` later on `clock`. */
+async function answered(limit: SubmissionLimit, clock: { at: number }, ms: number, outcome: 'accepted' | 'refused'): Promise<void> {
+  const slot = await limit.acquire();
+  slot.sent();
+  clock.at += ms;
+  slot[outcome]();
+  slot.release();
+}
+
 describe('SubmissionLimit', () => {
   it("'auto' starts at 4 and grows by one per accepted round", async () => {
     const limit = new SubmissionLimit('auto');
@@ -42,19 +51,11 @@ describe('SubmissionLimit', () => {
     const limit = new SubmissionLimit('auto', clock);
     // 4 s of a service answering in 400 ms and accepting 15 a second: 60 acceptances.
     for (let i = 0; i < 60; i++) {
-      const slot = await limit.acquire();
-      slot.sent();
-      clock.at += 400;
-      slot.accepted();
-      slot.release();
+      await answered(limit, clock, 400, 'accepted');
       clock.at -= 400 - 1000 / 15;
     }
     expect(limit.rate).toBeUndefined();
-    const refused = await limit.acquire();
-    refused.sent();
-    clock.at += 400;
-    refused.refused();
-    refused.release();
+    await answered(limit, clock, 400, 'refused');
     // About 15 a second (the last 3 s of sending); 15 x 0.4 s x 1.5 + 1 = 10 in flight, not half of 8.
     expect(limit.rate).toBeGreaterThan(13);
     expect(limit.rate).toBeLessThan(17);
@@ -70,11 +71,7 @@ describe('SubmissionLimit', () => {
   it('a refusal before anything was accepted keeps the pace it had; never below one a second', async () => {
     const clock = manualClock();
     const limit = new SubmissionLimit('auto', clock);
-    const slot = await limit.acquire();
-    slot.sent();
-    clock.at += 500;
-    slot.refused();
-    slot.release();
+    await answered(limit, clock, 500, 'refused');
     expect(limit.rate).toBeGreaterThanOrEqual(1);
   });
 
