@@ -354,7 +354,7 @@ export interface CallbackHandlerOptions extends ParseCallbackOptions {
  * ```
  */
 export interface BatchOptions {
-  /** Most submissions in flight, or `'auto'` (default): 4, +1 per accepted round, halved on 429/503. Waits never count. */
+  /** Most submissions in flight, or `'auto'` (default): 4 at first, then paced to the rate the service admits (a 429/503 sets it), in flight following rate × answer time. Waits never count. */
   concurrency?: number | 'auto';
   /**
    * Where each job's progress is recorded, so that a batch run again after a crash submits no job twice: a file

@@ -7,7 +7,11 @@
 //   duplicate submissions (accepted POSTs per job beyond one) and result lines;
 // - `--dry-run` of 100,000 lines: the CLI's peak RSS, next to a bare `node -e ''` (target <= 96 MiB);
 // - BullMQ: 2 worker processes, one killed mid-run, `attempts: 3`: accepted POSTs per job.
-// Env: BATCH_JOBS (1000), BATCH_RATE (20 a second).
+// - 200 jobs against a service admitting 15 submissions a second and answering each in 400 ms
+//   (a real service's acceptance time): wall time against the ideal (jobs ÷ 15 + one answer +
+//   one task's run + the first poll's 3 s), target <= 1.15x, and the most in flight;
+// Env: BATCH_JOBS (1000), BATCH_RATE (20 a second), BATCH_ONLY=rate (only the 400 ms measure) or
+// auto (the two rate measures).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,20 +27,33 @@ const CLI = new URL('../../dist/cli.js', import.meta.url).pathname;
 const NODE = process.execPath;
 const MAXRSS = 'data:text/javascript,process.on("exit",()=>process.stderr.write(`maxrss ${process.resourceUsage().maxRSS}\\n`))';
 
-/** The mock, with every accepted submission counted by its prompt (the job it belongs to). */
-async function countingMock(): Promise<{ server: MockServer; accepted: Map<string, number> }> {
-  const server = await startMockServer({ durations: { pending: 0, image: DURATION }, submissionsPerSecond: RATE, callbackRetryDelays: [] });
+/**
+ * The mock, with every accepted submission counted by its prompt (the job it belongs to);
+ * `answerMs`: each submission answered that much later (admitted or not when it arrives).
+ */
+async function countingMock(
+  options: { rate?: number; answerMs?: number; duration?: [number, number] } = {},
+): Promise<{ server: MockServer; accepted: Map<string, number>; peakInFlight: () => number }> {
+  const server = await startMockServer({ durations: { pending: 0, image: options.duration ?? DURATION }, submissionsPerSecond: options.rate ?? RATE, callbackRetryDelays: [] });
   const accepted = new Map<string, number>();
   const inner = server.mock.handle;
+  let inFlight = 0;
+  let peak = 0;
   const handle = async (request: Request) => {
     const submission = request.method === 'POST' && new URL(request.url).pathname === '/v1/images/generations';
     const prompt = submission ? String(((await request.clone().json()) as { prompt?: unknown }).prompt) : '';
-    const response = await inner(request);
-    if (submission && response.ok) accepted.set(prompt, (accepted.get(prompt) ?? 0) + 1);
-    return response;
+    if (submission) peak = Math.max(peak, ++inFlight);
+    try {
+      const response = await inner(request);
+      if (submission && options.answerMs) await new Promise((resolve) => setTimeout(resolve, options.answerMs));
+      if (submission && response.ok) accepted.set(prompt, (accepted.get(prompt) ?? 0) + 1);
+      return response;
+    } finally {
+      if (submission) inFlight--;
+    }
   };
   (server.mock as { handle: typeof handle }).handle = handle;
-  return { server, accepted };
+  return { server, accepted, peakInFlight: () => peak };
 }
 
 const duplicates = (accepted: Map<string, number>) => [...accepted.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
@@ -113,6 +130,22 @@ export default async (): Promise<BenchTable> => {
   const ideal = (JOBS / RATE + DURATION[1] / 1000 + 3) * 1000;
   const dir = await mkdtemp(join(tmpdir(), 'omnimedia-bench-batch-'));
   try {
+    // 0. A service admitting 15 a second, answering each submission in 400 ms.
+    {
+      const jobs = 200;
+      const { server, accepted, peakInFlight } = await countingMock({ rate: 15, answerMs: 400, duration: [2_000, 2_000] });
+      const file = await jobsFile(dir, jobs, 'rate.jsonl');
+      const run = await runCli([file, '--out', 'rate-out', '--json'], server.url, dir);
+      const rateIdeal = (jobs / 15 + 0.4 + 2 + 3) * 1000;
+      const refused = server.mock.requests.filter((r) => r.status === 429).length;
+      rows.push([
+        `${jobs} jobs, a service admitting 15/s and answering in 400 ms, --concurrency auto`,
+        `wall ${(run.ms / 1000).toFixed(1)} s; ideal ${(rateIdeal / 1000).toFixed(1)} s`,
+        `${(run.ms / rateIdeal).toFixed(2)}x ideal (target <= 1.15x); peak ${peakInFlight()} in flight; ${refused} 429s; ${accepted.size} jobs accepted, ${duplicates(accepted)} duplicates; exit ${run.code}`,
+      ]);
+      await server.close();
+      if (process.env.BATCH_ONLY === 'rate') return { title: 'Many tasks: rate pacing', columns: ['measure', 'result', 'against'], rows };
+    }
     // 1. The whole batch, at the rate the mock admits.
     {
       const { server, accepted } = await countingMock();
@@ -123,6 +156,7 @@ export default async (): Promise<BenchTable> => {
       rows.push([`${JOBS} jobs of 2-10 s, --concurrency auto, ${RATE}/s admitted (429 beyond)`, `wall ${(run.ms / 1000).toFixed(1)} s; ideal ${(ideal / 1000).toFixed(1)} s`, `${(run.ms / ideal).toFixed(2)}x ideal (target <= 1.15x); ${results.completed}/${JOBS} completed, ${duplicates(accepted)} duplicates, ${refused} of the last 1,000 requests were 429`]);
       await server.close();
       await rm(join(dir, 'out'), { recursive: true, force: true });
+      if (process.env.BATCH_ONLY === 'auto') return { title: 'Many tasks: rate pacing and the 1,000-job batch', columns: ['measure', 'result', 'against'], rows };
     }
     // 2. Killed 5 times at random moments, then run to its end.
     {

@@ -35,6 +35,42 @@ import type { BatchSettings } from './settings.ts';
 
 /** Journal writes retried before the batch gives up (a task id must not be lost to one failed write). */
 const JOURNAL_TRIES = 3;
+/**
+ * When the service is taken for unreachable (down, or a wrong base URL): this many submissions
+ * in a row got no answer at all, over at least `UNREACHABLE_MS`. Both: a wrong address fails 8
+ * times in a second, and a network blip of a few seconds must not end a batch of 10,000.
+ */
+const UNREACHABLE_TRIES = 8;
+const UNREACHABLE_MS = 30_000;
+
+/** The submissions in a row that got no answer (a connection refused or reset before sending), batch-wide. */
+export class Unanswered {
+  #count = 0;
+  #since = 0;
+  readonly #errors = new Map<string, number>();
+
+  /** An answer came (any status): the run is over. */
+  answered(): void {
+    this.#count = 0;
+    this.#errors.clear();
+  }
+
+  /** One more without an answer; the error that stops the batch once the run is long enough. */
+  failed(error: unknown): OmniMediaError | undefined {
+    if (this.#count++ === 0) this.#since = Date.now();
+    const text = (error as Error)?.message ?? String(error);
+    const cause = (error as { cause?: { message?: unknown } })?.cause?.message;
+    const key = typeof cause === 'string' ? `${text} (${cause})` : text;
+    this.#errors.set(key, (this.#errors.get(key) ?? 0) + 1);
+    if (this.#count < UNREACHABLE_TRIES || Date.now() - this.#since < UNREACHABLE_MS) return undefined;
+    const seen = [...this.#errors].map(([message, times]) => `${times}x ${message}`).join('; ');
+    return new OmniMediaError(
+      `batch: the service did not answer ${this.#count} submissions in a row over ${Math.round((Date.now() - this.#since) / 1000)} s (${seen}): stopped. ` +
+        'None was taken (each failed before it was sent); check the base URL and the network, then resume with the same journal',
+      { cause: error },
+    );
+  }
+}
 
 /** What the jobs of one run share. */
 export interface RunContext {
@@ -52,6 +88,10 @@ export interface RunContext {
   emit(result: BatchResult): void;
   /** Stop the batch: no more submissions; the error ends the iteration. */
   fail(error: unknown): void;
+  /** Submissions this run has sent (each may have created a task): an error says how many. */
+  sent: { count: number };
+  /** The run of submissions without an answer: a service that never answers stops the batch. */
+  unanswered: Unanswered;
 }
 
 /** The wait's deadline when the caller gives none: the SDK's default for the kind of task. */
@@ -93,7 +133,8 @@ async function record(context: RunContext, entry: BatchJournalEntry): Promise<bo
       return true;
     } catch (error) {
       if (attempt >= JOURNAL_TRIES) {
-        const failure = new OmniMediaError(`batch: the journal could not record job ${entry.id}, so nothing more is sent (${(error as Error)?.message ?? String(error)})`, {
+        const why = (error as Error)?.message ?? String(error);
+        const failure = new OmniMediaError(`batch: the journal could not record job ${entry.id} (${why}): ${whatWasSent(entry, context.sent.count)}`, {
           cause: error,
           taskId: entry.task_id,
         });
@@ -103,6 +144,20 @@ async function record(context: RunContext, entry: BatchJournalEntry): Promise<bo
       await sleep(100 * attempt).catch(() => {});
     }
   }
+}
+
+/** The truth about a journal write that failed: the job's own state, and how many submissions this run sent. */
+function whatWasSent(entry: BatchJournalEntry, sent: number): string {
+  const job =
+    entry.state === 'sending'
+      ? `job ${entry.id} was not sent`
+      : entry.state === 'submitted'
+        ? `job ${entry.id} was accepted as task ${entry.task_id}, which the journal does not hold (a resume reports the job unknown; wait on the task with its id)`
+        : entry.state === 'unsent'
+          ? `job ${entry.id} was not taken by the service`
+          : `job ${entry.id} has ended${entry.task_id ? ` (task ${entry.task_id})` : ''}`;
+  const run = sent === 0 ? 'this run sent no submission' : `this run sent ${sent} submission${sent === 1 ? '' : 's'}, each journaled before it left`;
+  return `${job}; nothing more is sent; ${run}. Resume with the same journal once it can be written`;
 }
 
 /** Hand over a result line: journaled first when it is the job's last word. */
@@ -137,7 +192,7 @@ async function withUploads(context: RunContext, job: ReadJob): Promise<Record<st
  * Submit a job (holding `slot` until its answer), then wait on its task. Resolves when the job
  * has its result line, or the batch stopped (the journal says where the job stands).
  */
-export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): Promise<void> {
+export async function submitJob(context: RunContext, job: ReadJob, slot: Slot, retryAt?: number): Promise<void> {
   const { id, op, line } = job;
   const stop = ownSignal(context);
   let params: Record<string, unknown>;
@@ -150,9 +205,18 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
     return;
   }
   progress(context, { id, status: 'submitting' });
+  // An earlier run's refusal said when: its Retry-After holds across the resume.
+  if (retryAt !== undefined && retryAt > Date.now()) {
+    try {
+      await sleep(retryAt - Date.now(), stop);
+    } catch {
+      return slot.release();
+    }
+  }
   for (let refusals = 1; ; refusals++) {
     if (context.stop.aborted || !(await record(context, { id, state: 'sending', at: Date.now(), op }))) return slot.release();
     slot.sent();
+    context.sent.count++;
     let submission: Awaited<ReturnType<BatchPorts['submit']>>;
     try {
       submission = await context.ports.submit(op, params);
@@ -161,17 +225,25 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
       if (taskId) {
         submission = { task_id: taskId, wait: (options) => context.ports.wait(taskId, options) };
       } else if (isRetryable(error, 'submission')) {
-        // Surely not taken: journaled so, then sent again no sooner than the service asked.
-        if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return slot.release();
+        // Surely not taken: journaled so (with when it may go again), then sent again no sooner than the service asked.
+        const delay = transientDelay(error, refusals);
+        const retryAt = error instanceof RateLimitError || error instanceof ServiceUnavailableError ? { retry_at: Math.ceil(Date.now() + delay) } : {};
+        if (!(await record(context, { id, state: 'unsent', at: Date.now(), op, ...retryAt }))) return slot.release();
+        const unreachable = error instanceof APIError && error.status !== undefined ? context.unanswered.answered() : context.unanswered.failed(error);
+        if (unreachable) {
+          slot.release();
+          return context.fail(unreachable);
+        }
         if (error instanceof RateLimitError || error instanceof ServiceUnavailableError) slot.refused();
         try {
-          await sleep(transientDelay(error, refusals), stop);
+          await sleep(delay, stop);
         } catch {
           return slot.release();
         }
         continue;
       } else if (error instanceof APIError && error.status !== undefined && error.status >= 400 && error.status < 500) {
         // The service refused it: no task. Tried again by the next run (nothing was taken).
+        context.unanswered.answered();
         slot.release();
         if (!(await record(context, { id, state: 'unsent', at: Date.now(), op }))) return;
         if (stopsTheBatch(error)) return context.fail(error);
@@ -182,6 +254,7 @@ export async function submitJob(context: RunContext, job: ReadJob, slot: Slot): 
         return finish(context, jobLine(id, line, 'unknown', error));
       }
     }
+    context.unanswered.answered();
     const recorded = await record(context, { id, state: 'submitted', at: Date.now(), op, task_id: submission.task_id });
     slot.accepted();
     slot.release();

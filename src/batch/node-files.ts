@@ -4,55 +4,17 @@
  * and the journal as a file flushed to disk at each entry. Browser builds get
  * node-files.browser.ts instead (see tsup.config.ts), where a path is a `ValidationError`.
  */
-import type { BatchJournal, BatchJournalEntry } from '../coordination/batch-journal.ts';
+import { isJobState, type BatchJournal, type BatchJournalEntry } from '../coordination/batch-journal.ts';
+import { appendWhole, readJsonLines, repairTail } from '../internal/jsonl-file.ts';
 
 const importNode = (specifier: string) => import(/* @vite-ignore */ /* webpackIgnore: true */ specifier);
-const NODE_FS = 'node:fs';
 const NODE_FSP = 'node:fs/promises';
 const NODE_PATH = 'node:path';
 
 type Path = typeof import('node:path');
 type Fsp = typeof import('node:fs/promises');
 
-/** One line of a JSONL file: its value, or why it is not JSON. Blank lines are skipped. */
-export interface JsonLine {
-  line: number;
-  value?: unknown;
-  error?: string;
-}
-
-/**
- * The lines of a JSON Lines file, a chunk of 64 KiB at a time (never the whole file in memory),
- * each line parsed. Lines come in batches, one per chunk read: an await per line (readline's
- * async iterator, or a generator's yield) cost 10 to 30 MiB more peak RSS over 100,000 lines.
- */
-export async function* readJsonLines(file: string): AsyncGenerator<JsonLine[]> {
-  const fs = (await importNode(NODE_FS)) as typeof import('node:fs');
-  const decoder = new TextDecoder();
-  let line = 0;
-  let rest = '';
-  const parse = (text: string, into: JsonLine[]): void => {
-    line++;
-    const trimmed = text.endsWith('\r') ? text.slice(0, -1) : text;
-    if (trimmed.trim() === '') return;
-    try {
-      into.push({ line, value: JSON.parse(trimmed) as unknown });
-    } catch (error) {
-      into.push({ line, error: (error as Error).message });
-    }
-  };
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 64 * 1024 })) {
-    const lines = (rest + decoder.decode(chunk as Uint8Array, { stream: true })).split('\n');
-    rest = lines.pop() ?? '';
-    const batch: JsonLine[] = [];
-    for (const text of lines) parse(text, batch);
-    if (batch.length > 0) yield batch;
-  }
-  const last: JsonLine[] = [];
-  const tail = rest + decoder.decode();
-  if (tail !== '') parse(tail, last);
-  if (last.length > 0) yield last;
-}
+export { readJsonLines, type JsonLine } from '../internal/jsonl-file.ts';
 
 /** A partial download as downloads/node-targets.ts names it: `<stem>.<up to 8 of [0-9a-z]>.part`. */
 const PARTIAL = /^(.+)\.[0-9a-z]{1,8}\.part$/;
@@ -94,20 +56,30 @@ export async function isFile(file: string): Promise<boolean> {
 
 /**
  * A batch journal in a JSON Lines file: one entry a line, appended; the last line of a job is
- * where it stands. Each `write` resolves once its line is on disk (written, then `fdatasync`);
- * the entries written while a flush runs go to disk together at the next one (one sync for many
- * jobs: with 64 submissions in flight, a sync per entry was the bottleneck). A line cut short by
- * a crash is dropped on opening.
+ * where it stands. Each `write` resolves once its line is whole on disk (every byte written, a
+ * short write finished, then `fdatasync`); the entries written while a flush runs go to disk
+ * together at the next one (one sync for many jobs: with 64 submissions in flight, a sync per
+ * entry was the bottleneck). A write that fails (a full disk, a file-size limit) fails every
+ * later write too, after cutting the file back to its last whole line: nothing more is sent
+ * without its record. A line cut short by a crash is dropped on opening; a line that is not an
+ * entry costs only itself.
  */
 class FileBatchJournal implements BatchJournal {
+  readonly #file: string;
   readonly #handle: import('node:fs/promises').FileHandle;
   readonly #entries: Map<string, BatchJournalEntry>;
   #queue: { text: string; done: () => void; failed: (error: unknown) => void }[] = [];
   #flushing: Promise<void> | undefined;
+  /** Bytes of whole lines in the file. */
+  #size: number;
+  /** The first failed write: every later one fails with it. */
+  #broken: Error | undefined;
 
-  private constructor(handle: import('node:fs/promises').FileHandle, entries: Map<string, BatchJournalEntry>) {
+  private constructor(file: string, handle: import('node:fs/promises').FileHandle, entries: Map<string, BatchJournalEntry>, size: number) {
+    this.#file = file;
     this.#handle = handle;
     this.#entries = entries;
+    this.#size = size;
   }
 
   /** Open (or create) the journal at `file`, reading what an earlier run wrote. */
@@ -115,37 +87,15 @@ class FileBatchJournal implements BatchJournal {
     const [fsp, path] = (await Promise.all([importNode(NODE_FSP), importNode(NODE_PATH)])) as [Fsp, Path];
     await fsp.mkdir(path.dirname(path.resolve(file)), { recursive: true });
     const entries = new Map<string, BatchJournalEntry>();
-    let size = 0;
-    let whole = 0;
-    const existing = await fsp.stat(file).catch(() => undefined);
-    if (existing) {
+    const size = await repairTail(file);
+    if (size > 0)
       for await (const batch of readJsonLines(file))
         for (const { value } of batch) {
-          const entry = value as Partial<BatchJournalEntry> | undefined;
-          if (entry && typeof entry.id === 'string' && typeof entry.state === 'string') entries.set(entry.id, entry as BatchJournalEntry);
+          const entry = journalEntryOf(value);
+          if (entry) entries.set(entry.id, entry);
         }
-      size = existing.size;
-      // Up to the last line break: what follows it is a line a crash cut short.
-      const tail = Buffer.alloc(Math.min(size, 64 * 1024));
-      const reader = await fsp.open(file, 'r');
-      try {
-        let end = size;
-        whole = -1;
-        while (end > 0 && whole < 0) {
-          const start = Math.max(0, end - tail.length);
-          const { bytesRead } = await reader.read(tail, 0, end - start, start);
-          const at = tail.subarray(0, bytesRead).lastIndexOf(10);
-          if (at >= 0) whole = start + at + 1;
-          end = start;
-        }
-        if (whole < 0) whole = 0;
-      } finally {
-        await reader.close();
-      }
-      if (whole < size) await fsp.truncate(file, whole);
-    }
     const handle = await fsp.open(file, 'a');
-    return new FileBatchJournal(handle, entries);
+    return new FileBatchJournal(file, handle, entries, size);
   }
 
   read(): BatchJournalEntry[] {
@@ -153,9 +103,9 @@ class FileBatchJournal implements BatchJournal {
   }
 
   write(entry: BatchJournalEntry): Promise<void> {
-    this.#entries.set(entry.id, entry);
+    if (this.#broken) return Promise.reject(this.#broken);
     return new Promise<void>((done, failed) => {
-      this.#queue.push({ text: `${JSON.stringify(entry)}\n`, done, failed });
+      this.#queue.push({ text: `${JSON.stringify(entry)}\n`, done: () => (this.#entries.set(entry.id, entry), done()), failed });
       this.#flushing ??= this.#flush();
     });
   }
@@ -165,11 +115,17 @@ class FileBatchJournal implements BatchJournal {
       const group = this.#queue;
       this.#queue = [];
       try {
-        await this.#handle.write(group.map((item) => item.text).join(''));
-        await this.#handle.datasync();
+        if (this.#broken) throw this.#broken;
+        const text = group.map((item) => item.text).join('');
+        await appendWhole(this.#handle, text);
+        this.#size += Buffer.byteLength(text);
         for (const item of group) item.done();
       } catch (error) {
-        for (const item of group) item.failed(error);
+        this.#broken ??= new Error(`the journal ${this.#file} could not be written (${(error as Error)?.message ?? String(error)})`, { cause: error });
+        // Its last whole line stays the end: a part of a line is no record.
+        const fsp = (await importNode(NODE_FSP)) as Fsp;
+        await fsp.truncate(this.#file, this.#size).catch(() => {});
+        for (const item of group) item.failed(this.#broken);
       }
     }
     this.#flushing = undefined;
@@ -184,4 +140,10 @@ class FileBatchJournal implements BatchJournal {
 /** The journal at a path: a {@link FileBatchJournal}. */
 export function openFileJournal(file: string): Promise<BatchJournal> {
   return FileBatchJournal.open(file);
+}
+
+/** A journal line's entry, when it is one (an id and a state of the closed set); else nothing: a foreign line costs only itself. */
+function journalEntryOf(value: unknown): BatchJournalEntry | undefined {
+  const entry = value as Partial<BatchJournalEntry> | undefined;
+  return entry && typeof entry.id === 'string' && isJobState(entry.state) ? (entry as BatchJournalEntry) : undefined;
 }

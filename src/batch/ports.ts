@@ -2,6 +2,7 @@
  * What the batch engine needs of a client, as narrow ports (client.ts builds them from its
  * resources): checks that send nothing, one submission attempt, waits, uploads, downloads.
  */
+import type { BatchJournal } from '../coordination/batch-journal.ts';
 import type { ValidationIssue } from '../errors.ts';
 import type { WaitOptions } from '../options.ts';
 import type { BatchOperation } from '../schemas/batch.ts';
@@ -24,6 +25,11 @@ export interface BatchPorts {
   wait(taskId: string, options: WaitOptions): Promise<TaskResult>;
   /** A completed task's result URLs, each usable; else an `UnusableResultError` naming the task. */
   resultURLs(task: TaskResult): string[];
+  /**
+   * The client's own journal (in memory), for a batch given none: a later call on the same
+   * client takes up the jobs it names (by id) where the earlier calls left them.
+   */
+  clientJournal: BatchJournal;
   /** Download a completed task's files into `directory` as `<id>.<ext>` (one) or `<id>-<k>.<ext>`. */
   download(task: TaskResult, id: string, directory: string, signal: AbortSignal): Promise<string[]>;
 }

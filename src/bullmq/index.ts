@@ -4,7 +4,10 @@
  * one whose journal is the job's own data: it marks the job as submitting (`job.updateData`)
  * before sending and stores the task id right after the answer, before waiting, so a retried
  * or stalled job resumes the wait instead of submitting again, and a retry that finds the mark
- * without a task id fails as `unknown` (`UnrecoverableError`) instead of paying twice. It uses
+ * without a task id fails as `unknown` (`UnrecoverableError`) instead of paying twice. Right
+ * before the mark and right before the POST it confirms the worker still holds the job's lock
+ * (its token, `job.extendLock`): a worker frozen past `lockDuration`, whose job BullMQ handed
+ * to another, sends nothing and leaves the job's data alone. It uses
  * the client by its package name (`client.batch()`), and `bullmq` (an optional peer) for
  * `UnrecoverableError`. See the guide
  * [Many tasks](https://github.com/omnimedia/omnimedia/blob/main/docs/many-tasks.md).
@@ -62,16 +65,59 @@ export interface OmniMediaJob {
   updateData(data: OmniMediaJobData): Promise<void>;
   /** Report progress: `{ status, task_id }` as the task moves. */
   updateProgress(progress: object): Promise<void>;
+  /**
+   * BullMQ's lock check: extend the job's lock held with `token` by `duration` ms; 1 when it was
+   * still held, 0 when another worker has it (or none). Without it, the lock is not checked.
+   */
+  extendLock?(token: string, duration: number): Promise<number>;
 }
 
-/** The job's data as a batch journal of one job: its record in `data.omnimedia`, written with `updateData`. */
-function journalOf(job: OmniMediaJob): BatchJournal {
+/** The worker's `lockDuration` (BullMQ's protected `job.queue` is the worker running it), else BullMQ's default. */
+function lockDurationOf(job: OmniMediaJob): number {
+  const duration = (job as { queue?: { opts?: { lockDuration?: unknown } } }).queue?.opts?.lockDuration;
+  return typeof duration === 'number' && duration > 0 ? duration : DEFAULT_LOCK_DURATION_MS;
+}
+
+/** BullMQ's default `lockDuration`, in ms: the lock is renewed by the worker's own when it says. */
+const DEFAULT_LOCK_DURATION_MS = 30_000;
+
+/**
+ * Confirm the worker still holds the job's lock (its `token`), or throw: a worker frozen past
+ * `lockDuration` (a GC pause, a SIGSTOP, a VM migration) finds its job handed to another, and
+ * must send nothing. BullMQ itself neither aborts the processor nor stops its writes then.
+ */
+async function confirmLock(job: OmniMediaJob, token: string | undefined, id: string): Promise<void> {
+  if (token === undefined || typeof job.extendLock !== 'function') return;
+  const held = await job.extendLock(token, lockDurationOf(job));
+  if (Number(held) !== 1) throw new LostLockError(`job ${id}: this worker no longer holds the job's lock (another worker has it): nothing was sent`);
+}
+
+/** The lock was lost before the submission: this attempt ends, the job's data untouched. */
+class LostLockError extends Error {
+  override name = 'LostLockError';
+}
+
+/**
+ * The job's data as a batch journal of one job: its record in `data.omnimedia`, written with
+ * `updateData`. The submitting mark is written only while the lock is held, and the lock is
+ * confirmed again once it is written, right before the POST; the answer's record (a task id)
+ * is always written: it is the truth about a task that exists.
+ */
+function journalOf(job: OmniMediaJob, token: string | undefined, id: string, lost: { error?: LostLockError }): BatchJournal {
   return {
     read: () => (job.data.omnimedia ? [job.data.omnimedia] : []),
     write: async (entry) => {
-      const data = { ...job.data, omnimedia: entry };
-      await job.updateData(data);
-      job.data = data;
+      const sending = entry.state === 'sending';
+      try {
+        if (sending) await confirmLock(job, token, id);
+        const data = { ...job.data, omnimedia: entry };
+        await job.updateData(data);
+        job.data = data;
+        if (sending) await confirmLock(job, token, id);
+      } catch (error) {
+        if (error instanceof LostLockError) lost.error = error;
+        throw error;
+      }
     },
   };
 }
@@ -108,13 +154,14 @@ export function omniMediaProcessor(
   client: OmniMedia,
   options: OmniMediaProcessorOptions = {},
 ): (job: OmniMediaJob, token?: string, signal?: AbortSignal) => Promise<BatchResult> {
-  return async (job, _token, signal) => {
+  return async (job, token, signal) => {
     const { omnimedia: _record, ...line } = job.data;
     const id = line.id ?? `job-${job.id ?? 'unnamed'}`;
     let result: BatchResult | undefined;
+    const lost: { error?: LostLockError } = {};
     try {
       for await (const found of client.batch([{ ...line, id } as BatchJob], {
-        journal: journalOf(job),
+        journal: journalOf(job, token, id, lost),
         concurrency: 1,
         ...(options.wait ? { wait: options.wait } : {}),
         ...(options.download !== undefined ? { download: options.download } : {}),
@@ -123,6 +170,9 @@ export function omniMediaProcessor(
       }))
         result = found;
     } catch (error) {
+      // Another worker has the job: this attempt ends, sending nothing (BullMQ's own move of
+      // the job fails for want of the lock; the holder's attempt decides).
+      if (lost.error) throw lost.error;
       // An invalid job stays invalid: BullMQ does not retry it.
       if ((error as Error)?.name === 'ValidationError') throw new UnrecoverableError(`job ${id}: ${(error as Error).message}`);
       throw error;

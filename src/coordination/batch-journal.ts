@@ -22,6 +22,14 @@ import type { BatchOperation, BatchResult } from '../schemas/batch.ts';
  */
 export type BatchJobState = 'sending' | 'unsent' | 'submitted' | 'finished' | 'delivered';
 
+/** Every {@link BatchJobState}: a journal's closed set (an entry in any other state is not an entry of this journal). */
+const JOB_STATES: ReadonlySet<string> = new Set<BatchJobState>(['sending', 'unsent', 'submitted', 'finished', 'delivered']);
+
+/** `true` when `state` is one of the {@link BatchJobState}s. */
+export function isJobState(state: unknown): state is BatchJobState {
+  return typeof state === 'string' && JOB_STATES.has(state);
+}
+
 /**
  * One job's entry in a batch journal: the last one written for an `id` is where it stands.
  *
@@ -43,6 +51,8 @@ export interface BatchJournalEntry {
   task_id?: string;
   /** The result line (on `finished` and `delivered`). */
   result?: BatchResult;
+  /** On `unsent` after a 429 or 503: when the service said it may be sent again (ms since the epoch, from its `Retry-After`); a resume waits until then. */
+  retry_at?: number;
 }
 
 /**

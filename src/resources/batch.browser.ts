@@ -14,5 +14,5 @@ export function batchPorts(_parts: BatchParts): BatchPorts {
   const refuse = (): never => {
     throw new ValidationError([{ path: 'jobs', message: 'client.batch() runs in Node, Deno or Bun' }], 'client.batch');
   };
-  return { check: refuse, checkFile: refuse, upload: refuse, submit: refuse, wait: refuse, resultURLs: refuse, download: refuse };
+  return { check: refuse, checkFile: refuse, upload: refuse, submit: refuse, wait: refuse, resultURLs: refuse, download: refuse, clientJournal: { read: refuse, write: refuse } };
 }

@@ -4,6 +4,7 @@
  * batch/engine-entry.ts (none in a page's build).
  */
 import type { BatchPorts } from '../batch/ports.ts';
+import { MemoryBatchJournal } from '../coordination/batch-journal.ts';
 import { ValidationError } from '../errors.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../uploads/inputs.ts';
 import { resultURLs, type Files } from './files.ts';
@@ -21,8 +22,13 @@ export interface BatchParts {
   files: Files;
 }
 
+/** Each client's journal of the batches given none (its parts key it): held as long as the client. */
+const clientJournals = new WeakMap<BatchParts, MemoryBatchJournal>();
+
 /** The ports of a batch on `parts`. */
 export function batchPorts(parts: BatchParts): BatchPorts {
+  let clientJournal = clientJournals.get(parts);
+  if (!clientJournal) clientJournals.set(parts, (clientJournal = new MemoryBatchJournal()));
   const resource = (op: string) => {
     const [group, action] = op.split('.') as ['images' | 'videos', 'generate' | 'edit'];
     return { resource: parts[group], action };
@@ -59,6 +65,7 @@ export function batchPorts(parts: BatchParts): BatchPorts {
       return { task_id, wait: (options) => pending.wait(options) };
     },
     wait: (taskId, options) => parts.tasks.wait(taskId, options),
+    clientJournal,
     resultURLs: (task) => resultURLs(task, task.task_id),
     download: (task, id, directory, signal) => parts.files.save(task, directory, id, { signal }),
   };

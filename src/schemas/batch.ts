@@ -133,17 +133,24 @@ export interface BatchResult {
 
 /** Longest job id: it names files (`<id>-<k>.png`). */
 export const MAX_BATCH_ID_LENGTH = 128;
+/**
+ * Longest job id in UTF-8 bytes: a file name is at most 255 bytes, and a download's partial
+ * file adds up to 24 (`-<k>.<ext>.<8 characters>.part`). 100 CJK characters are 300 bytes.
+ */
+export const MAX_BATCH_ID_BYTES = 200;
 
 /**
  * What is wrong with a job's `id`, or `undefined`. It names the job's files, so it must be a
- * file name on every system: 1 to 128 characters, none of `/ \ : * ? " < > |` or a control
- * character, not starting with a dot.
+ * file name on every system: 1 to 128 characters and at most 200 bytes in UTF-8, none of
+ * `/ \ : * ? " < > |` or a control character (C0, DEL or C1), not starting with a dot.
  */
 export function batchIdProblem(id: unknown): string | undefined {
   if (typeof id !== 'string') return 'must be a string';
   if (id.length === 0 || id.length > MAX_BATCH_ID_LENGTH) return `must be 1 to ${MAX_BATCH_ID_LENGTH} characters`;
+  const bytes = new TextEncoder().encode(id).length;
+  if (bytes > MAX_BATCH_ID_BYTES) return `must be at most ${MAX_BATCH_ID_BYTES} bytes in UTF-8 (a file name's limit; it has ${bytes})`;
   // eslint-disable-next-line no-control-regex
-  if (/[/\\:*?"<>|\u0000-\u001f\u007f]/.test(id) || id.startsWith('.'))
+  if (/[/\\:*?"<>|\u0000-\u001f\u007f-\u009f]/.test(id) || id.startsWith('.'))
     return 'names the job\'s files: no / \\ : * ? " < > |, no control character, and no leading dot';
   return undefined;
 }

@@ -170,6 +170,26 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(1);
   });
 
+  it('no two jobs write one file, and ids are file names on every disk: refused before anything is sent, naming line and id', async () => {
+    const jobs = [
+      image('a', { n: 2 }),
+      image('a-1'),
+      image('cjk-ok-' + '字'.repeat(60)),
+      image('字'.repeat(100)),
+      image('c1\u0085x'),
+      image('csi\u009bx'),
+      image('Hero'),
+      image('hero'),
+    ];
+    const refused = await run(jobs);
+    expect(refused.error).toBeInstanceOf(ValidationError);
+    const issues = (refused.error as ValidationError).issues;
+    expect(issues.map((i) => i.path)).toEqual(['line 2: id', 'line 4: id', 'line 5: id', 'line 6: id', 'line 8: id']);
+    expect(issues[0]?.message).toMatch(/"a-1" would write the file a-1\.<ext>, as "a" of line 1 does/);
+    expect(issues[1]?.message).toMatch(/at most 200 bytes/);
+    expect(mock.requests).toHaveLength(0);
+  });
+
   it('an abort stops new submissions at once; the resumed call yields only the rest, and no job is sent twice', async () => {
     const journal = new MemoryBatchJournal();
     const controller = new AbortController();
@@ -184,6 +204,55 @@ describe('client.batch()', () => {
     expect(accepted()).toHaveLength(10);
     const third = await run(jobs, { journal });
     expect(third.lines).toEqual([]);
+  });
+
+  it('without a journal: a second call on the same client resumes (keyed by the jobs\' ids), and pays no job twice', async () => {
+    const controller = new AbortController();
+    const jobs = jobsOf(6);
+    const first = await run(jobs, { concurrency: 1, signal: controller.signal, onProgress: (job) => job.status === 'pending' && controller.abort() });
+    expect(first.error).toBeUndefined();
+    const second = await run(jobs);
+    expect([...first.lines, ...second.lines].map((l) => l.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+    expect(accepted()).toHaveLength(6);
+    // Other jobs on the same client: only theirs are yielded (the first call's are not taken up again).
+    const other = await run([image('other')]);
+    expect(other.lines.map((l) => l.id)).toEqual(['other']);
+    expect((await run(jobs)).lines).toEqual([]);
+    // Another client keeps its own.
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch: mock.fetch, logLevel: 'off' });
+    expect((await run([image('other')])).lines.map((l) => l.status)).toEqual(['completed']);
+    expect(accepted()).toHaveLength(8);
+  });
+
+  it('a service that never answers (down, or a wrong base URL) stops the batch in bounded time, its errors named, the journal resumable', async () => {
+    const refused = () => new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, logLevel: 'off', fetch: () => Promise.reject(refused()) });
+    const journal = new MemoryBatchJournal();
+    const started = Date.now();
+    const down = await run(jobsOf(6), { journal });
+    expect(down.error).toBeInstanceOf(OmniMediaError);
+    expect((down.error as Error).message).toMatch(/did not answer \d+ submissions in a row .*ECONNREFUSED/);
+    // Fake time: about half a minute of failures, then the stop (the run loop's own bound is 2,000 s).
+    expect(Date.now() - started).toBeLessThan(120_000);
+    expect(journal.read().every((e) => e.state === 'unsent')).toBe(true);
+    client = new OmniMedia({ apiKey: 'sk-test', baseURL: mock.baseURL, fetch: mock.fetch, logLevel: 'off' });
+    const resumed = await run(jobsOf(6), { journal });
+    expect(resumed.lines.filter((l) => l.status === 'completed')).toHaveLength(6);
+    expect(accepted()).toHaveLength(6);
+  });
+
+  it("a refusal's Retry-After is journaled and honoured after a resume", async () => {
+    mock.rateLimitNext(1, { retryAfter: 6 });
+    const memory = new MemoryBatchJournal();
+    const controller = new AbortController();
+    // Stopped right after the 429 is journaled (a kill during the Retry-After).
+    const journal: BatchJournal = { read: () => memory.read(), write: (entry) => void (memory.write(entry), entry.state === 'unsent' && controller.abort()) };
+    await run([image('later')], { journal, signal: controller.signal });
+    expect(posts().map((r) => r.status)).toEqual([429]);
+    const resumed = await run([image('later')], { journal: memory });
+    expect(resumed.lines.map((l) => l.status)).toEqual(['completed']);
+    const [refusal, retry] = posts().map((r) => r.at as number);
+    expect((retry as number) - (refusal as number)).toBeGreaterThanOrEqual(6_000);
   });
 
   it('a lost network: a submission refused before it was sent goes again (not unknown); one cut off after sending is unknown', async () => {
@@ -219,8 +288,10 @@ describe('client.batch()', () => {
     };
     const jobs = jobsOf(8);
     const first = await run(jobs, { journal: full, concurrency: 1 });
-    expect((first.error as Error).message).toMatch(/journal could not record .* nothing more is sent .*ENOSPC/);
     const sentWhileFull = accepted().length;
+    // The truth: the job's task, how many submissions went out; never "nothing was sent".
+    expect((first.error as Error).message).toMatch(/journal could not record job job-\d+ .*ENOSPC.*accepted as task task_\w+.*nothing more is sent/);
+    expect((first.error as Error).message).toContain(`this run sent ${sentWhileFull} submissions`);
     expect(sentWhileFull).toBeLessThanOrEqual(3);
     const second = await run(jobs, { journal: memory });
     // The job whose answer could not be recorded is unknown (its task id was lost with the write): not sent again.

@@ -36,7 +36,28 @@ describe('readJsonLines', () => {
   });
 });
 
+describe('readJsonLines: one long line', () => {
+  it('a 4 MiB line across 64 chunks, between two short ones, is read whole (the unfinished line is kept as pieces, never split again)', async () => {
+    const file = join(dir, 'long.jsonl');
+    const long = 'y'.repeat(4 * 1024 * 1024);
+    await writeFile(file, `{"a":1}\n${JSON.stringify({ long })}\n{"b":2}`);
+    const lines = [];
+    for await (const batch of readJsonLines(file)) lines.push(...batch);
+    expect(lines.map((l) => l.line)).toEqual([1, 2, 3]);
+    expect((lines[1]?.value as { long: string }).long).toHaveLength(long.length);
+  });
+});
+
 describe('the journal file (openFileJournal)', () => {
+  it('a foreign line in the middle, or one in an unknown state, costs only itself', async () => {
+    const file = join(dir, 'journal.jsonl');
+    const entry = (id: string, state: string) => JSON.stringify({ id, state, at: 1 });
+    await writeFile(file, [entry('a', 'sending'), '', 'garbage', entry('x', 'paused'), entry('b', 'submitted'), ''].join('\n'));
+    const journal = await openFileJournal(file);
+    expect((await journal.read()).map((e) => e.id)).toEqual(['a', 'b']);
+    await journal.close?.();
+  });
+
   it('reads back the last entry of each job after a reopen; many writes at once all reach the file', async () => {
     const file = join(dir, 'out', 'journal.jsonl');
     const journal = await openFileJournal(file);

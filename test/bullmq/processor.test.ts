@@ -69,14 +69,17 @@ describe.skipIf(!REDIS_AVAILABLE)('omniMediaProcessor: two worker processes, att
     await redis.stop();
   });
 
-  async function startWorker(queue: string): Promise<ChildProcess> {
+  async function startWorker(queue: string, onLine: (line: string) => void = () => {}): Promise<ChildProcess> {
     // Waits give up after 3 s: the 5 s video's wait throws once (or twice), and its retries resume it.
     const child = spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, WORKER, String(redis.port), mock.server.url, queue, '3000'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     workers.push(child);
     await new Promise<void>((resolve, reject) => {
-      child.stdout?.setEncoding('utf8').on('data', (text: string) => text.includes('ready') && resolve());
+      child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+        if (text.includes('ready')) resolve();
+        for (const line of text.split('\n')) if (line) onLine(line);
+      });
       child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
     });
     return child;
@@ -120,6 +123,35 @@ describe.skipIf(!REDIS_AVAILABLE)('omniMediaProcessor: two worker processes, att
     const video = completed.find((job) => job.data.id === 'slow-video');
     expect(video?.attemptsMade).toBeGreaterThanOrEqual(1);
     expect(mock.accepted.get('a slow river')).toBe(1);
+    await queue.close();
+  }, 90_000);
+
+  it('a worker frozen (SIGSTOP) past lockDuration during an upload submits nothing when it wakes: one POST', async () => {
+    const name = `frozen-${Date.now()}`;
+    const settledA: string[] = [];
+    const a = await startWorker(name, (line) => line.startsWith('settled') && settledA.push(line));
+    let b: Promise<ChildProcess> | undefined;
+    // A takes the job; at its upload it is frozen, and B is started: BullMQ hands B the stalled job.
+    mock.hook = (event) => {
+      if (event.kind !== 'upload' || b) return;
+      a.kill('SIGSTOP');
+      b = startWorker(name);
+    };
+    const queue = new Queue<OmniMediaJobData>(name, { connection: { host: '127.0.0.1', port: redis.port } });
+    const prompt = `frozen edit ${name}`;
+    await queue.add('edit', { id: 'frozen-edit', op: 'images.edit', params: { model: 'omni-image', prompt, image: fileURLToPath(new URL('../fixtures/tiny.png', import.meta.url)) } }, { attempts: 3 });
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (mock.accepted.get(prompt) ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(mock.accepted.get(prompt)).toBe(1);
+    // B submitted: A wakes (its lock long gone: frozen for several lockDurations) and its attempt ends.
+    a.kill('SIGCONT');
+    while (Date.now() < deadline && settledA.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settledA).toHaveLength(1);
+    while (Date.now() < deadline && (await queue.getJobCounts('completed')).completed !== 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    const [done] = await queue.getJobs(['completed']);
+    expect(done?.returnvalue).toMatchObject({ id: 'frozen-edit', status: 'completed' });
+    expect(mock.accepted.get(prompt)).toBe(1);
+    mock.hook = undefined;
     await queue.close();
   }, 90_000);
 });

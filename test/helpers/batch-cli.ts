@@ -11,7 +11,7 @@ const HOOK = `${ROOT}test/helpers/omnimedia-from-src.mjs`;
 const CLI = `${ROOT}src/cli/index.ts`;
 
 /** What a request to the mock is, for a test's hooks. */
-export type MockEvent = { kind: 'submission'; prompt: string } | { kind: 'query' } | { kind: 'file' };
+export type MockEvent = { kind: 'submission'; prompt: string } | { kind: 'query' } | { kind: 'file' } | { kind: 'upload' };
 
 /**
  * The mock server with a hook before each request: it may return a promise, and the request is
@@ -42,6 +42,7 @@ export async function countingMock(options: MockServerOptions): Promise<Counting
       event = { kind: 'submission', prompt };
     } else if (request.method === 'GET' && path.startsWith('/v1/tasks/')) event = { kind: 'query' };
     else if (request.method === 'GET' && path.startsWith('/files/results/')) event = { kind: 'file' };
+    else if (request.method === 'POST' && path.startsWith('/v1/uploads/')) event = { kind: 'upload' };
     if (event) await state.hook?.(event);
     const response = await inner(request);
     if (prompt !== undefined && response.ok) state.accepted.set(prompt, (state.accepted.get(prompt) ?? 0) + 1);
@@ -56,9 +57,13 @@ export interface BatchProcess {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Start `omnimedia batch ...args` against `baseURL`. */
-export function startBatch(args: readonly string[], baseURL: string, cwd?: string): BatchProcess {
-  const child = spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, CLI, 'batch', ...args], {
+/**
+ * Start `omnimedia batch ...args` against `baseURL`; `wrapper` runs it under another command
+ * (`['prlimit', '--fsize=900']`: a file-size limit, as on a full disk).
+ */
+export function startBatch(args: readonly string[], baseURL: string, cwd?: string, wrapper: readonly string[] = []): BatchProcess {
+  const command = [...wrapper, NODE, '--experimental-transform-types', '--no-warnings', '--import', HOOK, CLI, 'batch', ...args];
+  const child = spawn(command[0] as string, command.slice(1), {
     cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OMNIMEDIA_BASE_URL: baseURL, OMNIMEDIA_API_KEY: 'sk-mock' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,8 @@ import { terminalJson } from '../terminal-text.ts';
 import { CONNECTION_OPTIONS, OUTPUT_OPTIONS, UsageError, stringValue } from '../args.ts';
 import { ResultsFile, resultRecord, type Stored } from '../batch-results.ts';
 import type { Context } from '../context.ts';
-import { EXIT, Interrupted } from '../exit.ts';
+import { EXIT, Interrupted, errorJson, errorText } from '../exit.ts';
+import { lockDir } from '../batch-lock.ts';
 import { formatDuration } from '../format.ts';
 import type { Command } from './command.ts';
 
@@ -48,10 +49,13 @@ function invalidText(result: BatchResult): string[] {
 }
 
 /** Pass 1: every line checked, nothing sent; the invalid ones listed as they are found (the file never whole in memory: only the ids seen, to find a repeat). */
-async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<{ valid: number; invalid: number }> {
+async function validate(ctx: Context, client: OmniMedia, file: string, print: boolean): Promise<Checked> {
   let valid = 0;
   let invalid = 0;
+  // The jobs of this file: the summary counts them only (a job removed from the file is not counted).
+  const ids = new Set<string>();
   for await (const line of client.batch(file, { dryRun: true, signal: ctx.signal })) {
+    ids.add(line.id);
     if (line.status === 'valid') {
       valid++;
       continue;
@@ -61,7 +65,14 @@ async function validate(ctx: Context, client: OmniMedia, file: string, print: bo
     if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
     else for (const text of invalidText(line)) ctx.progress.log(text, 'error');
   }
-  return { valid, invalid };
+  return { valid, invalid, ids };
+}
+
+/** What pass 1 found: how many lines are valid or not, and the ids of the file's jobs. */
+interface Checked {
+  valid: number;
+  invalid: number;
+  ids: ReadonlySet<string>;
 }
 
 function summaryOf({ cost, ...counts }: Counts, elapsedMs: number): Record<string, unknown> {
@@ -76,7 +87,7 @@ export const batch: Command = {
     positionals: ['JOBS.jsonl'],
     options: {
       out: { type: 'string', short: 'o', value: 'DIR', description: 'Where the journal, results.jsonl and files/ go (run it again to resume)' },
-      concurrency: { type: 'string', value: 'N|auto', description: 'Submissions in flight (default auto: 4, more while accepted, halved on 429/503)' },
+      concurrency: { type: 'string', value: 'N|auto', description: 'Submissions in flight (default auto: paced to the rate the service admits, set by its 429/503)' },
       download: { type: 'boolean', description: 'Download each completed task\'s files into DIR/files/<id>[-<k>].<ext>' },
       'dry-run': { type: 'boolean', description: 'Only check every line (nothing is sent; no --out needed)' },
       'skip-invalid': { type: 'boolean', description: 'Run the valid lines when some are invalid (exit 1)' },
@@ -115,60 +126,81 @@ export const batch: Command = {
       else ctx.output.message(checked.invalid > 0 ? `${words}: nothing was sent${dryRun ? '' : ' (fix them, or pass --skip-invalid)'}` : `${words}`);
       return checked.invalid > 0 ? EXIT.usage : EXIT.ok;
     }
-    await mkdir(out as string, { recursive: true });
-    const results = await ResultsFile.open(join(out as string, 'results.jsonl'));
-    const counts: Counts = { total: checked.valid + checked.invalid, completed: 0, failed: 0, unknown: 0, other: 0, cost: 0 };
-    const count = ({ status, cost }: Stored, sign: 1 | -1) => {
-      counts.cost += sign * cost;
-      const key = status === 'completed' || status === 'failed' || status === 'unknown' ? status : 'other';
-      counts[key] += sign;
-    };
-    for (const stored of results.statuses()) count(stored, 1);
-    const running = new Set<string>();
-    let doneThisRun = 0;
-    const live = ctx.progress.line(() => {
-      const seconds = (performance.now() - started) / 1000;
-      const rate = doneThisRun / Math.max(seconds, 1e-3);
-      const left = counts.total - counts.completed - counts.failed - counts.unknown - counts.other;
-      const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration((left / rate) * 1000)}` : '';
-      const queued = Math.max(0, left - running.size);
-      return `${counts.completed} done · ${counts.failed + counts.unknown + counts.other} failed · ${running.size} running · ${queued} queued · ${rate.toFixed(1)}/s${eta} · total_cost ${counts.cost}`;
-    });
-    const onProgress = (job: BatchProgress) => {
-      if (job.task_id && job.status !== 'submitting') running.add(job.id);
-      live.update();
-    };
+    if (out === undefined) return EXIT.ok; // a dry run: done above
+    await mkdir(out, { recursive: true });
+    const lock = await lockDir(out, (text) => ctx.progress.log(text, 'warn'));
     try {
-      for await (const line of client.batch(file, {
-        journal: join(out as string, 'journal.jsonl'),
-        concurrency,
-        skipInvalid: true,
-        resubmitUnknown: ctx.values['resubmit-unknown'] === true,
-        signal: ctx.signal,
-        onProgress,
-        ...(ctx.values.download === true ? { download: join(out as string, 'files') } : {}),
-      })) {
-        running.delete(line.id);
-        const written = await results.write(line);
-        if (!written) continue;
-        if (written.earlier) count(written.earlier, -1);
-        count(written.now, 1);
-        doneThisRun++;
-        if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
-        else if (line.status !== 'completed' || line.error) ctx.progress.log(`${line.id}: ${line.status}${line.task_id ? ` (task ${line.task_id})` : ''}${line.error ? `: ${line.error.message}` : ''}`, 'warn');
-        live.update();
-      }
+      return await runLocked(ctx, client, file, out, concurrency, checked, started);
     } finally {
-      live.end();
-      await results.close();
+      await lock.release();
     }
-    if (ctx.signal.aborted) throw new Interrupted(undefined, `interrupted: submitted jobs go on on the service. Resume with the same command (${out}/journal.jsonl knows where each job stands)`);
-    const elapsed = performance.now() - started;
-    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(summaryOf(counts, elapsed), 0)}\n`);
-    else
-      ctx.output.message(
-        `${counts.completed} of ${counts.total} completed, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.other} other (refused, invalid, waits given up); total_cost ${counts.cost}; ${doneThisRun} line${doneThisRun === 1 ? '' : 's'} in ${formatDuration(elapsed)}; results in ${join(out as string, 'results.jsonl')}`,
-      );
-    return counts.completed === counts.total ? EXIT.ok : EXIT.taskFailed;
   },
 };
+
+/** Pass 2, DIR locked: the batch run, its lines into results.jsonl, the summary; the exit code. */
+async function runLocked(ctx: Context, client: OmniMedia, file: string, out: string, concurrency: number | 'auto', checked: Checked, started: number): Promise<number> {
+  const results = await ResultsFile.open(join(out, 'results.jsonl'), join(out, 'journal.jsonl'));
+  const counts: Counts = { total: checked.valid + checked.invalid, completed: 0, failed: 0, unknown: 0, other: 0, cost: 0 };
+  const count = ({ id, status, cost }: Stored, sign: 1 | -1) => {
+    if (!checked.ids.has(id)) return;
+    counts.cost += sign * cost;
+    const key = status === 'completed' || status === 'failed' || status === 'unknown' ? status : 'other';
+    counts[key] += sign;
+  };
+  for (const stored of results.statuses()) count(stored, 1);
+  const running = new Set<string>();
+  let doneThisRun = 0;
+  const live = ctx.progress.line(() => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = doneThisRun / Math.max(seconds, 1e-3);
+    const left = counts.total - counts.completed - counts.failed - counts.unknown - counts.other;
+    const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration((left / rate) * 1000)}` : '';
+    const queued = Math.max(0, left - running.size);
+    return `${counts.completed} done · ${counts.failed + counts.unknown + counts.other} failed · ${running.size} running · ${queued} queued · ${rate.toFixed(1)}/s${eta} · total_cost ${counts.cost}`;
+  });
+  const onProgress = (job: BatchProgress) => {
+    if (job.task_id && job.status !== 'submitting') running.add(job.id);
+    live.update();
+  };
+  let stopped: { error: unknown } | undefined;
+  try {
+    for await (const line of client.batch(file, {
+      journal: join(out, 'journal.jsonl'),
+      concurrency,
+      skipInvalid: true,
+      resubmitUnknown: ctx.values['resubmit-unknown'] === true,
+      signal: ctx.signal,
+      onProgress,
+      ...(ctx.values.download === true ? { download: join(out, 'files') } : {}),
+    })) {
+      running.delete(line.id);
+      const written = await results.write(line);
+      if (!written) continue;
+      if (written.earlier) count(written.earlier, -1);
+      count(written.now, 1);
+      doneThisRun++;
+      if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(resultRecord(line), 0)}\n`);
+      else if (line.status !== 'completed' || line.error) ctx.progress.log(`${line.id}: ${line.status}${line.task_id ? ` (task ${line.task_id})` : ''}${line.error ? `: ${line.error.message}` : ''}`, 'warn');
+      live.update();
+    }
+  } catch (error) {
+    // After a request went out, never "nothing was sent": the error says what was, exit 1.
+    if (ctx.signal.aborted || !ctx.sent.requests) throw error;
+    stopped = { error };
+  } finally {
+    live.end();
+    await results.close();
+  }
+  if (stopped) {
+    ctx.io.stderr.write(`${errorText(stopped.error, ctx.flagFor, ctx.sent)}\n`);
+    if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(errorJson(stopped.error, ctx.flagFor, ctx.sent), 0)}\n`);
+  }
+  if (ctx.signal.aborted) throw new Interrupted(undefined, `interrupted: submitted jobs go on on the service. Resume with the same command (${out}/journal.jsonl knows where each job stands)`);
+  const elapsed = performance.now() - started;
+  if (ctx.output.json) ctx.io.stdout.write(`${terminalJson(summaryOf(counts, elapsed), 0)}\n`);
+  else
+    ctx.output.message(
+      `${counts.completed} of ${counts.total} completed, ${counts.failed} failed, ${counts.unknown} unknown, ${counts.other} other (refused, invalid, waits given up); total_cost ${counts.cost}; ${doneThisRun} line${doneThisRun === 1 ? '' : 's'} in ${formatDuration(elapsed)}; results in ${join(out, 'results.jsonl')}`,
+    );
+  return counts.completed === counts.total && !stopped ? EXIT.ok : EXIT.taskFailed;
+}
