@@ -9,6 +9,7 @@ import type { BatchJob, BatchResult } from 'omnimedia/resources';
 import { redisBatchJournal, type RedisClientLike } from 'omnimedia/redis';
 import { createMockService } from 'omnimedia/testing';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 const jobs: BatchJob[] = Array.from({ length: 12 }, (_, i) => ({ id: `job-${i}`, op: 'images.generate', params: { model: 'omni-image', prompt: `p ${i}` } }));
 
@@ -17,10 +18,7 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
   const closing: Array<() => unknown> = [];
 
   beforeAll(() => server.start());
-  afterAll(async () => {
-    for (const close of closing) await close();
-    await server.stop();
-  });
+  afterAll(() => everyStep(...closing, () => server.stop()));
 
   async function connect(kind: 'node-redis' | 'ioredis'): Promise<RedisClientLike> {
     if (kind === 'ioredis') {
