@@ -81,22 +81,29 @@ describe.skipIf(!REDIS_AVAILABLE)('a redis-server a test starts', () => {
     }
   });
 
-  // The watchdog polls once a second: 10 s is ten polls, on any machine.
+  // The watchdog polls once a second: 10 s is ten polls, on any machine. The tests' own
+  // timeouts guard against a hang (the old helpers hung for ever), no bound on how fast a
+  // loaded machine starts node and redis-server (15 s and 60 s failed at a load of 30).
   it('is killed when the process that started it is killed with SIGKILL, and holds none of that process’s pipes', async () => {
     const worker = spawn(NODE, [here('./harness/worker-with-redis.ts')], { stdio: ['ignore', 'pipe', 'pipe'] });
     onTestFinished(() => void worker.kill('SIGKILL'));
     const closed = new Promise<void>((resolve) => worker.once('close', () => resolve()));
     let out = '';
-    worker.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    worker.stderr.resume();
-    await eventually(() => /REDIS_PID=\d+/.test(out), 15_000, 'the redis-server to start');
-    const pid = Number(/REDIS_PID=(\d+)/.exec(out)?.[1]);
+    worker.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const pid = await new Promise<number>((resolve, reject) => {
+      worker.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /REDIS_PID=(\d+)/.exec(out)?.[1];
+        if (found) resolve(Number(found));
+      });
+      worker.once('exit', (code) => reject(new Error(`the worker exited with ${code} before its redis-server started: ${out}`)));
+    });
     expect(isRunning(pid)).toBe(true);
     worker.kill('SIGKILL');
     // 'close': every stdio pipe of the worker is closed, so nothing it started holds one.
     await closed;
     await eventually(() => !isRunning(pid), 10_000, `redis-server ${pid} to end`);
-  }, 30_000);
+  }, 180_000);
 
   it('a vitest run whose setup fails half-way and whose teardown throws before stopping its redis-server exits, failed, and the redis-server ends', async () => {
     const run = spawn(NODE, [VITEST, 'run', '--config', here('./harness/vitest.config.ts')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
@@ -111,5 +118,5 @@ describe.skipIf(!REDIS_AVAILABLE)('a redis-server a test starts', () => {
     const pid = Number(/REDIS_PID=(\d+)/.exec(out)?.[1]);
     expect(pid, out).toBeGreaterThan(0);
     await eventually(() => !isRunning(pid), 10_000, `redis-server ${pid} to end`);
-  }, 60_000);
+  }, 180_000);
 });
