@@ -8,6 +8,22 @@ const CLUSTER_FLEET = 'test/redis/cluster-fleet.test.ts';
 const FLEET = 'test/redis/fleet-*.test.ts';
 
 /**
+ * Tests whose answer is the same on every Node: the TypeScript checker, esbuild and text read
+ * from files (the docs' snippets type-checked, every export documented, the architecture, the
+ * entries' names, bundles' contents). `npm test` runs them (project 'static'); CI's runs on
+ * Node 22 and 26 leave them out (.ci/run): about a fifth of the suite's CPU, twice.
+ */
+const STATIC = [
+  'test/docs/**/*.test.ts',
+  'test/architecture.test.ts',
+  'test/index.test.ts',
+  'test/browser-twins.test.ts',
+  'test/internal/port-call-sites.test.ts',
+  'test/ai-sdk/isolation.test.ts',
+  'test/proxy/edge-bundle.test.ts',
+];
+
+/**
  * Within a group, files on real time start first (child processes, servers on loopback): on a
  * clean clone vitest knows no durations and starts the largest files first, which put the
  * fleet files (4 lines each, 70 s each then) last, alone, at the end of the run.
@@ -67,7 +83,11 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, CLUSTER_BATCH, CLUSTER_FLEET, FLEET], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**'], sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**', ...STATIC], sequence: { groupOrder: 2 } } },
+      // Beside 'suite'. CPU only (a TypeScript program of all src/ takes 5 s idle and took 31 s
+      // at a load of 12): the timeout guards against a hang, it is no bound on this machine's
+      // speed (20 s failed test/index.test.ts beside seven other runs).
+      { extends: true, test: { name: 'static', include: STATIC, testTimeout: 180_000, sequence: { groupOrder: 2 } } },
       // The cluster's ports in process, then its fleets of child processes: side by side, the
       // fleets' CPU made the in-process tests miss their real-time bounds (a budget's retry
       // time 340 ms for > 900, a wake-up not heard: two failures in a CI run, none alone).

@@ -40,7 +40,7 @@ export function useAiSdk(): AiSdkContext {
 
 /** Let a promise settle while fake time runs (500 ms steps, up to `ms`); rethrows its error. */
 export function run<T>(promise: PromiseLike<T>, ms = 120_000): Promise<T> {
-  return runInFakeTime(promise, { ms });
+  return runInFakeTime(promise, { ms, toNextTimer: true });
 }
 
 /** The error a promise rejects with, while fake time runs. */

@@ -10,6 +10,8 @@ import { omniMediaProcessor, type OmniMediaJob, type OmniMediaJobData } from 'om
 import { createMockService } from 'omnimedia/testing';
 import { countingMock, NODE, type CountingMock } from '../helpers/batch-cli.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
+import { owned } from '../helpers/owned-process.ts';
 
 const HOOK = fileURLToPath(new URL('../helpers/omnimedia-from-src.mjs', import.meta.url));
 const WORKER = fileURLToPath(new URL('../helpers/bullmq-worker.ts', import.meta.url));
@@ -63,17 +65,19 @@ describe.skipIf(!REDIS_AVAILABLE)('omniMediaProcessor: two worker processes, att
     mock = await countingMock({ durations: { pending: 200, image: [400, 1_200], video: 5_000 }, callbackRetryDelays: [] });
   });
 
-  afterAll(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
-    await mock.close();
-    await redis.stop();
-  });
+  afterAll(() =>
+    everyStep(
+      () => workers.forEach((worker) => worker.kill('SIGKILL')),
+      () => mock?.close(),
+      () => redis.stop(),
+    ),
+  );
 
   async function startWorker(queue: string, onLine: (line: string) => void = () => {}): Promise<ChildProcess> {
     // Waits give up after 3 s: the 5 s video's wait throws once (or twice), and its retries resume it.
-    const child = spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, WORKER, String(redis.port), mock.server.url, queue, '3000'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = owned(spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, WORKER, String(redis.port), mock.server.url, queue, '3000'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }));
     workers.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout?.setEncoding('utf8').on('data', (text: string) => {

@@ -71,22 +71,38 @@ export async function advance(ms: number): Promise<void> {
   await settle();
 }
 
+// Node's requests in flight (a file read, a DNS lookup, a socket connecting or writing), not its
+// long-lived handles (servers, sockets, timers): real work that MSW's events do not show.
+const REQUEST = /^(FSReq|FileHandleCloseReq|GetAddrInfoReqWrap|GetNameInfoReqWrap|QueryReqWrap|ConnectWrap|WriteWrap|ShutdownWrap)/;
+const requestsInFlight = () => process.getActiveResourcesInfo().some((name) => REQUEST.test(name));
+
 /**
- * Let a promise settle while fake time runs (`step` ms at a time, up to `ms` of fake time), and
- * rethrow its error. Before each step real I/O settles (MSW answering, a body stream, the HMAC
- * of a callback token): fake time once moved on without it, ran out while a delivery was still
- * being verified on a loaded machine, and the test then waited on a fake timer nobody advanced.
+ * Let a promise settle while fake time runs (up to `ms` of fake time), and rethrow its error.
+ * Before each move real I/O settles (MSW answering, a body stream, the HMAC of a callback
+ * token): fake time once moved on without it, ran out while a delivery was still being verified
+ * on a loaded machine, and the test then waited on a fake timer nobody advanced.
+ *
+ * Fake time moves `step` ms at a time; with `toNextTimer`, to the next fake timer at once
+ * (settles are most of the cost: a minute of fake time in 500 ms steps is 120 of them, 4 s of
+ * real time at a load of 15), still `step` at a time while no timer is set or Node has a
+ * request in flight (a file read). Only where every real I/O is MSW's or held
+ * (holdFakeTime): a request over a loopback socket is neither, and the MCP tests' HTTP client
+ * saw its one-hour request timeout fire when time jumped to it.
  */
-export async function runInFakeTime<T>(promise: PromiseLike<T>, { ms = 120_000, step = 500 } = {}): Promise<T> {
+export async function runInFakeTime<T>(promise: PromiseLike<T>, { ms = 120_000, step = 500, toNextTimer = false } = {}): Promise<T> {
   const settled = Promise.resolve(promise).then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
   let done = false;
   void settled.then(() => (done = true));
-  for (let t = 0; t < ms && !done; t += step) {
+  for (let t = 0; t < ms && !done; ) {
     await settle();
-    if (!done) await vi.advanceTimersByTimeAsync(step);
+    if (done) break;
+    const next = nextTimerAt();
+    const by = Math.min(ms - t, !toNextTimer || next === undefined || requestsInFlight() ? step : Math.max(1, next - Date.now()));
+    await vi.advanceTimersByTimeAsync(by);
+    t += by;
   }
   await settle();
   if (!done) throw new Error(`still pending after ${ms} ms of fake time`);

@@ -111,4 +111,6 @@ process.on('message', (message: { id: number; command: Command }) => {
     (error: unknown) => send({ reply: message.id, error: String((error as Error)?.stack ?? error) }),
   );
 });
+// The parent (a vitest worker) is gone, however it ended: so is this instance.
+process.on('disconnect', () => process.exit(0));
 send({ event: 'ready' });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { WaitOptions } from 'omnimedia';
 import { createMockService, startMockServer, type MockDurations, type MockServer, type MockService } from 'omnimedia/testing';
 import { peakInWindow } from '../../bench/lib/peak-window.ts';
-import { freePort } from './redis-server.ts';
+import { owned } from './owned-process.ts';
 
 const HOOK = fileURLToPath(new URL('./omnimedia-from-src.mjs', import.meta.url));
 const INSTANCE = fileURLToPath(new URL('./fleet-instance.ts', import.meta.url));
@@ -17,20 +17,24 @@ export interface LoggedRequest {
   at: number;
 }
 
-/** The mock service, every request it answers logged with the time it arrived. */
+/**
+ * The mock service, every request it answers logged with the time it arrived. Its server
+ * listens on port 0; the mock (whose baseURL is the server's) is made once the port is known.
+ */
 export async function startLoggedMock(durations: Partial<MockDurations>): Promise<{ server: MockServer; mock: MockService; log: LoggedRequest[] }> {
-  const port = await freePort();
-  const mock = createMockService({ baseURL: `http://127.0.0.1:${port}`, durations });
+  let mock: MockService | undefined;
   const log: LoggedRequest[] = [];
   // The server calls handle() and close() only; everything else is the mock itself.
   const logged = {
     handle: (request: Request) => {
       log.push({ method: request.method, path: new URL(request.url).pathname, at: Date.now() });
+      if (!mock) return new Response('the logged mock is not ready', { status: 503 });
       return mock.handle(request);
     },
-    close: () => mock.close(),
+    close: () => mock?.close(),
   } as unknown as MockService;
-  const server = await startMockServer({ port, mock: logged });
+  const server = await startMockServer({ mock: logged });
+  mock = createMockService({ baseURL: server.url, durations });
   return { server, mock, log };
 }
 
@@ -66,7 +70,7 @@ export class FleetInstance {
   callbackURL = '';
 
   constructor() {
-    this.#child = fork(INSTANCE, [], { execArgv: ['--import', HOOK], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    this.#child = owned(fork(INSTANCE, [], { execArgv: ['--import', HOOK], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] }), { forwardStdout: true });
     this.#child.on('message', (message: InstanceMessage & { reply?: number; result?: unknown; error?: string }) => {
       if (message.reply !== undefined) {
         const pending = this.#replies.get(message.reply);

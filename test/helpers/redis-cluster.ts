@@ -1,5 +1,6 @@
 // A real Redis Cluster for the cluster tests and the fleet bench: 3 masters + 3 replicas of
-// Debian's redis-server on free loopback ports (each with its cluster bus port + 10000),
+// Debian's redis-server on free loopback ports below the ephemeral range (test/helpers/ports.ts;
+// each with its cluster bus port + 10000; another picked when one was taken meanwhile),
 // persistence off, a short cluster-node-timeout so that a killed master's replica is promoted
 // within seconds, created by `redis-cli --cluster create ... --cluster-replicas 1`.
 // Cleaned up however the run ends: stop() at the end of a file, a process 'exit' hook, and a
@@ -10,11 +11,11 @@
 // of the coordinations under test never stalls while a test looks at the cluster.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keySlot } from '../../src/redis/keys.ts';
-import { spawnRedisServer } from './redis-server.ts';
+import { portBelowEphemeralRange } from './ports.ts';
+import { isPortTaken, spawnRedisServer } from './redis-server.ts';
 
 /** The hash slot of a key, as Redis Cluster computes it (the coordination's own function). */
 export { keySlot };
@@ -29,28 +30,6 @@ if (!CLUSTER_AVAILABLE) {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function isFree(port: number): Promise<boolean> {
-  const server = createServer();
-  return new Promise((resolve) => {
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A port nobody listens on, whose cluster bus port (+ 10000) is free too. */
-async function freeClusterPort(taken: Set<number>): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
-    if (taken.has(port) || taken.has(port + 10_000) || taken.has(port - 10_000)) continue;
-    if ((await isFree(port)) && (await isFree(port + 10_000))) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port pair for a cluster node');
-}
-
 
 interface Node {
   port: number;
@@ -81,14 +60,8 @@ export class RedisCluster {
 
   async start(): Promise<void> {
     this.#root = mkdtempSync(join(tmpdir(), 'omnimedia-cluster-'));
-    const taken = new Set<number>();
-    for (let i = 0; i < 6; i++) {
-      const port = await freeClusterPort(taken);
-      const dir = join(this.#root, String(port));
-      this.#nodes.push({ port, dir, process: undefined });
-    }
     process.once('exit', this.#onExit);
-    await Promise.all(this.#nodes.map((node) => this.#launch(node)));
+    await Promise.all(Array.from({ length: 6 }, () => this.#launchNew()));
     this.#startWatchdog();
     const created = spawnSync(
       'redis-cli',
@@ -232,6 +205,21 @@ export class RedisCluster {
     this.#watchdog?.kill('SIGKILL');
     this.#watchdog = undefined;
     if (this.#root) rmSync(this.#root, { recursive: true, force: true });
+  }
+
+  /** A node on a port it picks; on another one when that was taken meanwhile (5 tries). */
+  async #launchNew(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const port = await portBelowEphemeralRange({ plus: [10_000] });
+      const node: Node = { port, dir: join(this.#root, String(port)), process: undefined };
+      try {
+        await this.#launch(node);
+        this.#nodes.push(node);
+        return;
+      } catch (error) {
+        if (attempt >= 5 || !isPortTaken(error)) throw error;
+      }
+    }
   }
 
   async #launch(node: Node): Promise<void> {

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 // The repo's own Node 24 runs the examples (type stripping), whichever Node runs vitest.
@@ -25,11 +26,13 @@ beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'omnimedia-examples-'));
   if (REDIS_AVAILABLE) await redis.start();
 });
-afterAll(async () => {
-  await server.close();
-  await redis.stop();
-  await rm(out, { recursive: true, force: true });
-});
+afterAll(() =>
+  everyStep(
+    () => server?.close(),
+    () => redis.stop(),
+    () => rm(out, { recursive: true, force: true }),
+  ),
+);
 
 function run(script: string, env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
   const cleanEnv: Record<string, string> = {};

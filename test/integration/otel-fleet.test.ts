@@ -8,6 +8,7 @@ import { redisCoordination } from 'omnimedia/redis';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { childrenOf, recorder, span, tree, useContextManager } from '../helpers/otel.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 const API_KEY = 'sk-otel-fleet';
 
@@ -20,11 +21,13 @@ describe.runIf(REDIS_AVAILABLE)('on a fleet (real Redis, real time)', () => {
     await redisServer.start();
     mockServer = await startMockServer({ durations: { pending: 100, image: 600 } });
   });
-  afterAll(async () => {
-    disableContext();
-    await mockServer.close();
-    await redisServer.stop();
-  });
+  afterAll(() =>
+    everyStep(
+      () => disableContext(),
+      () => mockServer?.close(),
+      () => redisServer.stop(),
+    ),
+  );
 
   it('queries granted by the fleet’s budget (an answer from Redis) hang under their wait; a wait another instance polled for says so', async () => {
     const rec = recorder();

@@ -32,7 +32,7 @@ afterEach(() => {
 });
 
 /** Let a promise settle while fake time runs: the mock's tasks take seconds of it. */
-const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms });
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, toNextTimer: true });
 
 describe('SDK ↔ mock via MSW', () => {
   it('uploads an image, edits it, waits, and downloads a PNG of the requested size', async () => {

@@ -15,7 +15,7 @@ import { childrenOf, isChildOf, recorder, span, tree, useContextManager, type Re
 const server = useMsw();
 
 /** Let a promise settle while fake time runs (250 ms steps). */
-const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250 });
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250, toNextTimer: true });
 
 describe.each(['async', 'stack'] as const)('with the %s context manager', (kind) => {
   let mock: MswMockService;

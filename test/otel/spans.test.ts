@@ -31,7 +31,7 @@ afterEach(() => {
 });
 
 /** Let a promise settle while fake time runs (250 ms steps). */
-const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250 });
+const run = <T>(promise: Promise<T>, ms = 120_000): Promise<T> => runInFakeTime(promise, { ms, step: 250, toNextTimer: true });
 
 describe('a submission and its wait', () => {
   it('images.generate(...).wait(): a call span with the GenAI attributes, a CLIENT span per request, a wait span with its polls', async () => {

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InternalServerError, OmniMedia, RateLimitError, ServiceUnavailableError, type APIError } from 'omnimedia';
 import { isRetryable } from '../../src/transport/retry-policy.ts';
-import { freePort } from '../helpers/redis-server.ts';
+import { portBelowEphemeralRange } from '../helpers/ports.ts';
 import { SESSION, rawPost, startProxy, startRecorder, type Recorded, type RunningProxy } from './helpers.ts';
 
 const ACCEPTED = JSON.stringify({ task_id: 'task_1', status: 'pending', model: 'omni-image', created_at: 1 });
@@ -83,7 +83,7 @@ describe('never double-bill', () => {
   });
 
   it('a service that cannot be reached at all is a 503 (nothing was sent), so the page may retry', async () => {
-    const unreachable = await startProxy({ upstream: `http://127.0.0.1:${await freePort()}` });
+    const unreachable = await startProxy({ upstream: `http://127.0.0.1:${await portBelowEphemeralRange()}` });
     try {
       const client = new OmniMedia({ proxyURL: `${unreachable.url}/api/omnimedia`, defaultHeaders: { cookie: SESSION }, maxRetries: 0 });
       const error = await client.images.generate({ model: 'omni-image', prompt: 'a fox' }).catch((e: unknown) => e);

@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockServer, type MockServer } from 'omnimedia/testing';
 import { sseParser } from '../../src/transport/sse.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
+import { owned } from '../helpers/owned-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,10 +20,12 @@ interface Instance {
 }
 
 function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(`${root}node_modules/.bin/node`, ['--import', `${root}test/helpers/omnimedia-from-src.mjs`, `${root}test/proxy/fleet-events-proxy.ts`], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = owned(
+    spawn(`${root}node_modules/.bin/node`, ['--import', `${root}test/helpers/omnimedia-from-src.mjs`, `${root}test/proxy/fleet-events-proxy.ts`], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -64,10 +68,7 @@ describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes
     for (const instance of instances) instance.process.kill('SIGTERM');
     instances = [];
   });
-  afterAll(async () => {
-    await mock?.close();
-    await redis.stop();
-  });
+  afterAll(() => everyStep(() => mock?.close(), () => redis.stop()));
 
   const submitThrough = async (url: string) => {
     const response = await fetch(`${url}/v1/images/generations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"omni-image","prompt":"p"}' });

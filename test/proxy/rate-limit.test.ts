@@ -10,6 +10,8 @@ import { createProxy, MemoryRateLimits } from 'omnimedia/proxy';
 import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 import { startProxy, startRecorder, type RunningProxy } from './helpers.ts';
+import { everyStep } from '../helpers/teardown.ts';
+import { owned } from '../helpers/owned-process.ts';
 
 const ACCEPTED = JSON.stringify({ task_id: 'task_1', status: 'pending', model: 'm', created_at: 1 });
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -97,10 +99,12 @@ describe.skipIf(!REDIS_AVAILABLE)('rateLimit with a coordination: one limit acro
     await client.connect();
     coordination = redisCoordination(client as unknown as RedisClientLike, { prefix: 'fleet:' });
     local = await startProxy({ upstream: upstream.url, authorize: byUser, rateLimit: { submissions: { limit: 3, windowMs: 60_000 } }, coordination });
-    child = spawn(`${root}node_modules/.bin/node`, ['--import', `${root}test/helpers/omnimedia-from-src.mjs`, `${root}test/proxy/fleet-proxy.ts`], {
-      env: { ...process.env, REDIS_URL: redis.url, UPSTREAM: upstream.url, LIMIT: '3' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    child = owned(
+      spawn(`${root}node_modules/.bin/node`, ['--import', `${root}test/helpers/omnimedia-from-src.mjs`, `${root}test/proxy/fleet-proxy.ts`], {
+        env: { ...process.env, REDIS_URL: redis.url, UPSTREAM: upstream.url, LIMIT: '3' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     childURL = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -111,13 +115,15 @@ describe.skipIf(!REDIS_AVAILABLE)('rateLimit with a coordination: one limit acro
       child.once('exit', (code) => reject(new Error(`the fleet proxy exited with ${code}`)));
     });
   }, 30_000);
-  afterAll(async () => {
-    child?.kill('SIGTERM');
-    await local?.close();
-    await coordination?.close();
-    client?.destroy();
-    await redis.stop();
-  });
+  afterAll(() =>
+    everyStep(
+      () => child?.kill('SIGTERM'),
+      () => local?.close(),
+      () => coordination?.close(),
+      () => client?.destroy(),
+      () => redis.stop(),
+    ),
+  );
 
   it('requests spread over two processes share one limit per identity', async () => {
     const statuses = [];

@@ -5,7 +5,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APIError, OmniMedia } from 'omnimedia';
 import { mediaBytes } from '../helpers/media-bytes.ts';
-import { freePort } from '../helpers/redis-server.ts';
+import { portBelowEphemeralRange } from '../helpers/ports.ts';
 import { secretFormsIn } from '../helpers/secret-forms.ts';
 import { KEY, SESSION, leaks, rawRequest, startProxy, startRecorder, type Mode, type Recorded, type RunningProxy } from './helpers.ts';
 
@@ -129,7 +129,7 @@ describe.each(['node', 'fetch'] as Mode[])('the key stays on the server (%s hand
       },
       mode,
     );
-    const unreachable = await startProxy({ upstream: `http://127.0.0.1:${await freePort()}`, authorize: () => ({ id: `user-${KEY}` }) }, mode);
+    const unreachable = await startProxy({ upstream: `http://127.0.0.1:${await portBelowEphemeralRange()}`, authorize: () => ({ id: `user-${KEY}` }) }, mode);
     try {
       for (const [, build] of requests) await rawRequest(logged.port, build(logged.port));
       for (const [, build] of requests) await rawRequest(unreachable.port, build(unreachable.port));

@@ -13,7 +13,9 @@ import { OmniMedia, ValidationError } from 'omnimedia';
 import type { BatchJob, BatchResult } from 'omnimedia/resources';
 import { redisBatchJournal, type RedisClientLike } from 'omnimedia/redis';
 import { createMockService } from 'omnimedia/testing';
-import { freePort, REDIS_AVAILABLE, RedisServer, spawnRedisServer } from '../helpers/redis-server.ts';
+import { REDIS_AVAILABLE, RedisServer, spawnRedisServer } from '../helpers/redis-server.ts';
+import { portBelowEphemeralRange } from '../helpers/ports.ts';
+import { everyStep } from '../helpers/teardown.ts';
 import { countingMock, NODE } from '../helpers/batch-cli.ts';
 
 const HOOK = fileURLToPath(new URL('../helpers/omnimedia-from-src.mjs', import.meta.url));
@@ -26,10 +28,7 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
   const closing: Array<() => unknown> = [];
 
   beforeAll(() => server.start());
-  afterAll(async () => {
-    for (const close of closing) await close();
-    await server.stop();
-  });
+  afterAll(() => everyStep(...closing, () => server.stop()));
 
   async function connect(kind: 'node-redis' | 'ioredis'): Promise<RedisClientLike> {
     if (kind === 'ioredis') {
@@ -131,7 +130,7 @@ describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal', () => {
 describe.skipIf(!REDIS_AVAILABLE)('redisBatchJournal: durability on a real redis-server killed (-9) and restarted', () => {
   async function withServer(args: string[], body: (url: string, restart: () => Promise<void>) => Promise<void>): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), 'omnimedia-redis-aof-'));
-    const port = await freePort();
+    const port = await portBelowEphemeralRange();
     const base = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...args];
     let server: ChildProcess = await spawnRedisServer(base);
     const restart = async () => {

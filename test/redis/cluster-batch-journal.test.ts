@@ -9,16 +9,14 @@ import type { BatchJob, BatchResult } from 'omnimedia/resources';
 import { redisBatchJournal, type RedisClientLike } from 'omnimedia/redis';
 import { createMockService } from 'omnimedia/testing';
 import { CLUSTER_AVAILABLE, RedisCluster } from '../helpers/redis-cluster.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 describe.skipIf(!CLUSTER_AVAILABLE)('redisBatchJournal on a Redis Cluster', () => {
   const cluster = new RedisCluster();
   const opened: Array<() => unknown> = [];
 
   beforeAll(() => cluster.start(), 60_000);
-  afterAll(async () => {
-    for (const close of opened) await close();
-    await cluster.stop();
-  });
+  afterAll(() => everyStep(...opened, () => cluster.stop()));
 
   async function connect(kind: 'node-redis' | 'ioredis'): Promise<RedisClientLike> {
     const roots = cluster.ports.slice(0, 2);

@@ -8,6 +8,7 @@ import { OmniMedia, parseCallback, ValidationError } from 'omnimedia';
 import { redisCoordination, type RedisClientLike } from 'omnimedia/redis';
 import { expectOutagePairs } from '../helpers/outage-warnings.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An instance that saw no outage, or saw its end (B notices one only if a heartbeat of its failed). */
@@ -112,10 +113,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     for (const close of opened.splice(0)) await close();
     await raw.flushAll();
   });
-  afterAll(async () => {
-    raw.destroy();
-    await server.stop();
-  });
+  afterAll(() => everyStep(() => raw?.destroy(), () => server.stop()));
 
   it('a lease has one holder, kept while it lives, and passes to another within the lease time after it dies', async () => {
     const a = await instance();

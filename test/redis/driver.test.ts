@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driverOf, type RedisClientLike } from '../../src/redis/driver.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,10 +46,7 @@ describe.skipIf(!REDIS_AVAILABLE).each(Object.keys(KINDS) as (keyof typeof KINDS
     await server.start();
     raw = await server.client();
   }, 30_000);
-  afterAll(async () => {
-    raw.destroy();
-    await server.stop();
-  });
+  afterAll(() => everyStep(() => raw?.destroy(), () => server.stop()));
 
   const subscribers = async () => ((await raw.sendCommand(['PUBSUB', 'NUMSUB', 'chan'])) as [string, number])[1];
 

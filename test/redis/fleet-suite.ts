@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, FleetInstance, NEXT_QUERY_IN_A_MINUTE, peakOfRequests, startLoggedMock, taskQueries, type LoggedRequest } from '../helpers/fleet.ts';
 import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
+import { everyStep } from '../helpers/teardown.ts';
 import type { MockServer, MockService } from 'omnimedia/testing';
 
 // The soak's waits per instance: 40 in `npm test` (about 8 s of the cap's real time), 300 in
@@ -26,14 +27,14 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
   const test = (of: typeof part) => (of === part ? it : ((() => {}) as unknown as typeof it));
   describe.skipIf(!REDIS_AVAILABLE)(`a fleet on Redis (${redisClient}): ${part}`, () => {
     const redis = new RedisServer();
-    let server: MockServer;
+    let server: MockServer | undefined;
     let mock: MockService;
-    let log: LoggedRequest[];
+    let log: LoggedRequest[] = [];
     const instances: FleetInstance[] = [];
 
     const start = async (count: number, options: { maxPollsPerSecond?: number } = {}) => {
       const started = await Promise.all(
-        Array.from({ length: count }, () => FleetInstance.start({ redisUrl: redis.url, redisClient, baseURL: server.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, ...options })),
+        Array.from({ length: count }, () => FleetInstance.start({ redisUrl: redis.url, redisClient, baseURL: server!.url, commandTimeoutMs: COMMAND_TIMEOUT_MS, ...options })),
       );
       instances.push(...started);
       return started;
@@ -43,15 +44,14 @@ export function fleetSuite(redisClient: 'node-redis' | 'ioredis', part: 'sharing
       await redis.start();
       ({ server, mock, log } = await startLoggedMock({ pending: 200, image: 1_500 }));
     }, 60_000);
-    afterEach(async () => {
-      await Promise.all(instances.splice(0).map((i) => i.close()));
-      redis.flush();
-      log.length = 0;
-    });
-    afterAll(async () => {
-      await server.close();
-      await redis.stop();
-    });
+    afterEach(() =>
+      everyStep(
+        () => Promise.all(instances.splice(0).map((i) => i.close())),
+        () => redis.flush(),
+        () => (log.length = 0),
+      ),
+    );
+    afterAll(() => everyStep(() => server?.close(), () => redis.stop()));
 
     test('sharing')('a callback handled by instance A ends instance B’s wait, with no further query; a later wait needs none', async () => {
       const [a, b, c] = await start(3);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { APIConnectionError, APITimeoutError, OmniMedia, type Logger } from 'omnimedia';
 import { API_KEY } from '../helpers/msw.ts';
+import { portBelowEphemeralRange } from '../helpers/ports.ts';
 
 const SUBMISSION = { task_id: 'task_1', status: 'pending' };
 // settle() runs fake time forward while real I/O completes; a long timeout keeps a slow
@@ -31,13 +32,6 @@ async function serve(handler: Handler, port = 0): Promise<{ port: number; reques
   return { port: (server.address() as AddressInfo).port, requests: () => n };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const sendJson = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -78,7 +72,7 @@ const fakeSleeps = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout
 
 describe('connection failures on real sockets', () => {
   it('POST: connection refused, then the server comes up → retried, and the service sees one POST', async () => {
-    const port = await freePort();
+    const port = await portBelowEphemeralRange();
     const logs = captureLogs();
     const client = new OmniMedia({ timeout: HOUR, apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info' });
     fakeSleeps();
@@ -101,7 +95,7 @@ describe('connection failures on real sockets', () => {
   });
 
   it('POST: refused every time → APIConnectionError naming ECONNREFUSED after maxRetries', async () => {
-    const port = await freePort();
+    const port = await portBelowEphemeralRange();
     const logs = captureLogs();
     const client = new OmniMedia({ timeout: HOUR, apiKey: API_KEY, baseURL: `http://127.0.0.1:${port}`, logger: logs.logger, logLevel: 'info', maxRetries: 2 });
     fakeSleeps();
@@ -141,7 +135,7 @@ describe('connection failures on real sockets', () => {
   });
 
   it('GET: connection refused every time → APIConnectionError with the task id', async () => {
-    const port = await freePort();
+    const port = await portBelowEphemeralRange();
     const client = new OmniMedia({ timeout: HOUR, baseURL: `http://127.0.0.1:${port}`, maxRetries: 1 });
     fakeSleeps();
     const { error } = await settle(client.tasks.retrieve('task_9'));
