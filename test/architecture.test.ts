@@ -105,6 +105,13 @@ function sourceFiles(dir: string): string[] {
 
 const files = sourceFiles(SRC);
 
+/**
+ * The one module of a layer below that the CLI shares by path, not by a public name: the JSONL
+ * file's one reader and repairer (a short write finished or failed, a torn tail cut back), which
+ * the batch's journal (batch/) and the CLI's results.jsonl both write with.
+ */
+const CLI_SHARES = ['internal/jsonl-file.ts'];
+
 describe('architecture', () => {
   it('every layer of src/ is in the table', () => {
     const unknown = [...new Set(files.map(layerOf))].filter((layer) => !(layer in MAY_IMPORT));
@@ -124,7 +131,7 @@ describe('architecture', () => {
           continue;
         }
         const to = layerOf(target);
-        if (to !== from && !MAY_IMPORT[from]?.includes(to)) wrong.push(`${relative(SRC, file)} (${from}) -> ${relative(SRC, target)} (${to})`);
+        if (to !== from && !MAY_IMPORT[from]?.includes(to) && !(from === 'cli' && CLI_SHARES.includes(relative(SRC, target)))) wrong.push(`${relative(SRC, file)} (${from}) -> ${relative(SRC, target)} (${to})`);
       }
     }
     expect(wrong).toEqual([]);

@@ -146,17 +146,17 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
   let ended = false;
   let stream: TaskEventStream | undefined;
   /** A claim of the lease still on its way (to Redis): what it obtains is released too. */
-  let claiming: PromiseLike<unknown> | undefined;
-  const claim = (): Promise<boolean> => {
-    const asked = (leases as TaskLeases).hold(taskId);
-    if (isThenable(asked)) {
-      claiming = asked;
-      const settled = () => {
-        if (claiming === asked) claiming = undefined;
-      };
-      asked.then(settled, settled);
-    }
-    return asked;
+  let claiming: Promise<unknown> | undefined;
+  /** `hold`'s answer, followed while on its way: a thenable is read once, as a promise (its `then` may throw). */
+  const followClaim = <T>(asked: T | PromiseLike<T>): T | Promise<T> => {
+    if (!isThenable(asked)) return asked as T;
+    const pending = Promise.resolve(asked);
+    claiming = pending;
+    const settled = () => {
+      if (claiming === pending) claiming = undefined;
+    };
+    pending.then(settled, settled);
+    return pending;
   };
   try {
     if (journalPort) journalPort.fire(() => journal?.adopt(taskId));
@@ -189,7 +189,7 @@ export async function* observeTask(target: PollTarget, options?: WaitOptions, sp
           // again within the lease time, and takes over when the poller is gone.
           await scheduler.wakeAt(nextAt, stop.signal);
           // A lease that cannot be asked is held: this instance polls, as when Redis is down.
-          if (!(await leasesPort?.call(claim, { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
+          if (!(await leasesPort?.call(() => followClaim((leases as TaskLeases).hold(taskId)), { ...shared, accept: (held) => typeof held === 'boolean', fallback: () => true }))) {
             // A store's own number: looked at again within a minute, whatever it says.
             nextAt = Date.now() + Math.min(Math.max(Number(leases.ttlMs) || 1_000, 100), 60_000);
             continue;
