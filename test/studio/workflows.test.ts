@@ -129,9 +129,12 @@ describe('the studio workflows', () => {
     const work = join(dir, 'copied');
     const bin = join(work, 'bin');
     await mkdir(bin, { recursive: true });
+    // The repository's pinned Node (24) runs the CLI from source, as the other CLI tests do: the
+    // suite's runs on Node 26 refuse --experimental-transform-types (exit 9).
     const node = process.execPath;
+    const pinnedNode = join(ROOT, 'node_modules/.bin/node');
     const hooks = join(ROOT, 'test/helpers/omnimedia-from-src.mjs');
-    await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = omnimedia ] && shift\nexec "${node}" --experimental-transform-types --no-warnings --import "${hooks}" "${join(ROOT, 'src/cli/index.ts')}" "$@"\n`);
+    await writeFile(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = omnimedia ] && shift\nexec "${pinnedNode}" --experimental-transform-types --no-warnings --import "${hooks}" "${join(ROOT, 'src/cli/index.ts')}" "$@"\n`);
     await chmod(join(bin, 'npx'), 0o755);
     const env = { PATH: `${bin}:${process.env.PATH}`, HOME: work };
     // Asynchronous: the mock answering them runs in this process.

@@ -152,9 +152,10 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
     const task = await client.images.generate({ model: 'omni-image', prompt: 'x' }).wait({ initialDelay: 0, interval: 200, maxInterval: 400 });
     expect(task.status).toBe('completed');
     // Before: 7,793 streams in 3 s (each resend counted as delivered, every reopen at once).
-    // The task's 3.3 s bring a new status at each reopen here; with no news the third stream
-    // would be the last (test/waiting/retry-delays.test.ts).
-    expect(opened.length).toBeLessThanOrEqual(4);
+    // The task's statuses bring news at some reopens here (how many depends on where its real
+    // 3.3 s fall: 4 or 5 streams): what is asserted is the spacing, which bounds the rate by
+    // construction; with no news at all the third stream is the last (retry-delays.test.ts, on
+    // fake time).
     expect(sent.length).toBeLessThanOrEqual(10);
     for (let i = 1; i < opened.length; i++) expect((opened[i] as number) - (opened[i - 1] as number)).toBeGreaterThanOrEqual(700);
   });
