@@ -54,10 +54,21 @@ describe('upload spans with the upload cache', () => {
   it('two at once share one request: it hangs under the caller that started it, the other span says reused, even when the first caller left', async () => {
     const rec = recorder();
     const { client, finish, requests } = cachedClient(rec);
+    // A starts the request, then B joins it (each hashes the bytes first, on the thread pool:
+    // started together, either could start it). B has joined once its getOrUpload call returns.
+    const cache = client.uploadCache!;
+    let entered = 0;
+    const getOrUpload = cache.getOrUpload.bind(cache);
+    cache.getOrUpload = (...args) => {
+      const waiting = getOrUpload(...args);
+      entered++;
+      return waiting;
+    };
     const a = new AbortController();
-    const outcomes = [client.uploads.image(png.bytes, { signal: a.signal }), client.uploads.image(png.bytes)].map((p) => p.catch((e: unknown) => e));
+    const first = client.uploads.image(png.bytes, { signal: a.signal }).catch((e: unknown) => e);
     await expect.poll(() => requests()).toBe(1);
-    await new Promise((resolve) => setImmediate(resolve));
+    const outcomes = [first, client.uploads.image(png.bytes).catch((e: unknown) => e)];
+    await expect.poll(() => entered).toBe(2);
     a.abort(new Error('A left'));
     expect(await outcomes[0]).toEqual(new Error('A left'));
     finish();
