@@ -55,7 +55,7 @@ describe.skipIf(!REDIS_AVAILABLE)('task events on a fleet of two proxy processes
   let mock: MockServer;
   let instances: Instance[] = [];
   const start = async (callbacks: boolean) => {
-    const env = { REDIS_URL: redis.url, UPSTREAM: mock.url, CALLBACKS: callbacks ? '1' : '0', PREFIX: `t${Date.now()}:` };
+    const env = { REDIS_URL: redis.url, UPSTREAM: mock.url, CALLBACKS: callbacks ? '1' : '0', PREFIX: `t${Date.now()}:`, COMMAND_TIMEOUT_MS: '5000' };
     instances = await Promise.all([startInstance(env), startInstance(env)]);
     return instances;
   };

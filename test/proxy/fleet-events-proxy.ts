@@ -12,7 +12,11 @@ import { redisCoordination } from 'omnimedia/redis';
 
 const quiet = { error: (m: string) => console.error(m), warn() {}, info() {}, debug() {} };
 const redis = new Redis(process.env.REDIS_URL as string);
-const coordination = redisCoordination(redis, { prefix: process.env.PREFIX ?? 'live:', logger: quiet });
+// COMMAND_TIMEOUT_MS: the tests' 5 s, so that only a stalled Redis is an outage. On a starved
+// machine the event loop runs a due timer before the socket's answer that came in time (a
+// 500 ms timeout at a load of 25: B's lease claim "timed out", B read the task itself).
+const commandTimeoutMs = Number(process.env.COMMAND_TIMEOUT_MS) || undefined;
+const coordination = redisCoordination(redis, { prefix: process.env.PREFIX ?? 'live:', logger: quiet, ...(commandTimeoutMs ? { commandTimeoutMs } : {}) });
 // One callbackSecret for the fleet: the proxy's callback URL carries its token, so the handler takes
 // deliveries of the proxy's tasks (its journal does not know them: without a token they are refused).
 const client = new OmniMedia({ apiKey: 'sk-fleet', baseURL: process.env.UPSTREAM, coordination, callbackSecret: 'fleet-callback-secret', logLevel: 'error' });

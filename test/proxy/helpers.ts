@@ -203,7 +203,8 @@ export function rawRequest(port: number, request: string | Buffer): Promise<RawA
       if (wholeAnswer(Buffer.concat(chunks))) socket.destroy();
     });
     socket.on('error', reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error('raw request: no answer within 10 s')));
+    // A hang guard: a file in one-byte chunks took over 10 s at a load of 25.
+    socket.setTimeout(60_000, () => socket.destroy(new Error('raw request: no answer within 60 s')));
     socket.on('close', () => {
       const raw = Buffer.concat(chunks);
       const headEnd = raw.indexOf('\r\n\r\n');

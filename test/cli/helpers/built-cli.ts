@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Options } from 'tsup';
+import { onTestFinished } from 'vitest';
 import configs from '../../../tsup.config.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -52,6 +53,14 @@ export function runProcess(
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // A test that ends first (its timeout, a failed expectation) takes its child with it: left
+    // running, it went on to submit into the next test's mock (CI, load 25: "nothing sent" saw
+    // the timed-out test's task).
+    try {
+      onTestFinished(() => void (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')));
+    } catch {
+      // Outside a test (a beforeAll): the caller owns it.
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => {
