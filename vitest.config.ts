@@ -25,14 +25,24 @@ const STATIC = [
 ];
 
 /**
+ * What CI's reruns on Node 22 and 26 leave out besides 'static' (`OMNIMEDIA_RERUN=1`, .ci/run):
+ * the page tests, where Chromium runs the code under test (the Node side, the proxy and the
+ * studio's server, has tests of its own that do rerun), and the property tests, which draw
+ * thousands of inputs through the same parsing and checking code whose every path a plain test
+ * of the rerun already takes. About a sixth of the suite's time, twice.
+ */
+const SAME_ON_EVERY_NODE = ['test/**/*.property.test.ts', 'test/**/*.fuzz.test.ts'];
+const RERUN_EXCLUDES = process.env.OMNIMEDIA_RERUN === '1' ? SAME_ON_EVERY_NODE : [];
+
+/**
  * The page tests drive Debian's Chromium (`CHROMIUM_PATH` overrides /usr/bin/chromium). Without
  * it they are left out with one line saying how to run them, as the Redis tests are without
  * redis-server; `OMNIMEDIA_REQUIRE_CHROMIUM=1` (CI) makes a missing Chromium a failure.
  */
 const CHROMIUM = ['test/studio/{page,layout,restart,workflows}.test.ts', 'test/react/chromium.test.ts', 'test/integration/studio-cli.test.ts'];
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const WITHOUT_CHROMIUM = existsSync(CHROMIUM_PATH) ? [] : CHROMIUM;
-if (WITHOUT_CHROMIUM.length > 0) {
+const WITHOUT_CHROMIUM = existsSync(CHROMIUM_PATH) && process.env.OMNIMEDIA_RERUN !== '1' ? [] : CHROMIUM;
+if (WITHOUT_CHROMIUM.length > 0 && process.env.OMNIMEDIA_RERUN !== '1') {
   if (process.env.OMNIMEDIA_REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM_PATH} is missing, and OMNIMEDIA_REQUIRE_CHROMIUM=1 requires it (apt-get install chromium)`);
   console.warn(`page tests in Chromium skipped: no ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH, then npm test)`);
 }
@@ -101,7 +111,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'redis', include: ['test/redis/*.test.ts'], exclude: [...configDefaults.exclude, CLUSTER, CLUSTER_BATCH, CLUSTER_FLEET, FLEET], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**', ...STATIC, ...WITHOUT_CHROMIUM], sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**', ...STATIC, ...WITHOUT_CHROMIUM, ...RERUN_EXCLUDES], sequence: { groupOrder: 2 } } },
       // Beside 'suite'. CPU only (a TypeScript program of all src/ takes 5 s idle and took 31 s
       // at a load of 12): the timeout guards against a hang, it is no bound on this machine's
       // speed (20 s failed test/index.test.ts beside seven other runs).
