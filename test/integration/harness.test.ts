@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { runProcess } from '../cli/helpers/built-cli.ts';
 import { NODE } from '../helpers/batch-cli.ts';
 import { eventually } from '../helpers/fleet.ts';
 import { ephemeralRange, portBelowEphemeralRange } from '../helpers/ports.ts';
@@ -119,4 +120,19 @@ describe.skipIf(!REDIS_AVAILABLE)('a redis-server a test starts', () => {
     expect(pid, out).toBeGreaterThan(0);
     await eventually(() => !isRunning(pid), 10_000, `redis-server ${pid} to end`);
   }, 180_000);
+});
+
+describe('a CLI child outlives no test (test/cli/helpers/built-cli.ts)', () => {
+  // CI at a load of 25: a test timed out while its CLI child waited on a task; the child went on
+  // and submitted into the next test's mock, whose "nothing was sent" then saw a task.
+  let pid: number | undefined;
+  it('a test that ends while its child runs', async () => {
+    void runProcess(process.execPath, ['-e', 'console.log("up"); setInterval(() => {}, 1_000)'], { onStdout: (_text, child) => (pid = child.pid) }).catch(() => {});
+    await eventually(() => pid !== undefined, 20_000, 'the child to start');
+    expect(isRunning(pid!)).toBe(true);
+  });
+
+  it('takes it with it', async () => {
+    await eventually(() => !isRunning(pid!), 10_000, 'the child to end');
+  });
 });
