@@ -36,6 +36,8 @@ const dir = join(work, 'wrangler-dev');
 mkdirSync(join(dir, 'public'), { recursive: true });
 
 const groups = new Set<ChildProcess>();
+/** Set once the run ends (done, failed, Ctrl-C, time limit): from then on nothing more is started. */
+let stopping = false;
 const started = performance.now();
 const seconds = () => ((performance.now() - started) / 1000).toFixed(1);
 
@@ -49,10 +51,10 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** SIGTERM to the whole group, SIGKILL after 5 s; resolves when no process of the group is left. */
+/** SIGTERM to the whole group, SIGKILL after 5 s; resolves when none of it is left (or after 10 s: the leftovers check names it). */
 async function stopGroup(child: ChildProcess): Promise<void> {
   signalGroup(child, 'SIGTERM');
-  for (let i = 0; signalGroup(child, 0); i++) {
+  for (let i = 0; i < 100 && signalGroup(child, 0); i++) {
     if (i === 50) signalGroup(child, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -74,10 +76,17 @@ function userEnv(): NodeJS.ProcessEnv {
 }
 const env = userEnv();
 
-/** Starts `command` in a group of its own; resolves with the first match of `ready` in its output. */
-function start(command: string[], ready: RegExp, what: string): Promise<{ child: ChildProcess; found: string; output: () => string }> {
+/** `command` in the project, in a process group of its own (the group is what is stopped). */
+function spawnGroup(command: string[]): ChildProcess {
+  if (stopping) throw new Error(`the run is ending: ${command.join(' ')} not started`);
   const child = spawn(command[0]!, command.slice(1), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   groups.add(child);
+  return child;
+}
+
+/** Starts `command` in a group of its own; resolves with the first match of `ready` in its output. */
+function start(command: string[], ready: RegExp, what: string): Promise<{ child: ChildProcess; found: string; output: () => string }> {
+  const child = spawnGroup(command);
   let output = '';
   return new Promise((resolve, reject) => {
     const seen = (chunk: Buffer) => {
@@ -94,8 +103,7 @@ function start(command: string[], ready: RegExp, what: string): Promise<{ child:
 
 /** Runs a command to its end (in a group of its own, so the time limit can stop it too). */
 function run(command: string[]): Promise<void> {
-  const child = spawn(command[0]!, command.slice(1), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  groups.add(child);
+  const child = spawnGroup(command);
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -215,28 +223,31 @@ function leftovers(): string[] {
   return found;
 }
 
-async function cleanup(): Promise<void> {
-  await Promise.all([...groups].map(stopGroup));
+/** Stops every group started (none can start after this), checks none is left, and exits. */
+async function finish(failed: boolean): Promise<never> {
+  stopping = true;
+  while (groups.size > 0) await Promise.all([...groups].map(stopGroup));
+  const left = leftovers();
+  if (left.length > 0) console.error(`still running after the run:\n${left.join('\n')}`);
+  const ok = !failed && left.length === 0;
+  console.log(`wrangler dev recipe (wrangler ${WRANGLER_VERSION}): ${ok ? 'ok' : 'FAILED'} in ${seconds()} s`);
+  process.exit(ok ? 0 : 1);
 }
 
-const timer = setTimeout(() => {
+setTimeout(() => {
   console.error(`wrangler dev recipe: not done after ${LIMIT_MS / 1000} s`);
-  void cleanup().then(() => process.exit(1));
+  void finish(true);
 }, LIMIT_MS);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().then(() => process.exit(1)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    console.error(`wrangler dev recipe: ${signal}`);
+    void finish(true);
+  });
 
-try {
-  await main();
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error);
-  process.exitCode = 1;
-} finally {
-  await cleanup();
-  clearTimeout(timer);
-}
-const left = leftovers();
-if (left.length > 0) {
-  console.error(`still running after the run:\n${left.join('\n')}`);
-  process.exitCode = 1;
-}
-console.log(`wrangler dev recipe (wrangler ${WRANGLER_VERSION}): ${process.exitCode ? 'FAILED' : 'ok'} in ${seconds()} s`);
+await main().then(
+  () => finish(false),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    return finish(true);
+  },
+);
