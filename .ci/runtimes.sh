@@ -2,7 +2,8 @@
 # Runtimes CI: the packed tarball on Node 20/22/24/26 (+ 22.0.0 require), Deno, Bun, headless
 # Chromium, strict TypeScript consumers, and omnimedia/proxy in a real Next.js app (Node and
 # edge runtimes, `next` and React from npm at the versions examples/proxy-nextjs pins) and in
-# Cloudflare's workerd (Miniflare) (test/package/run.sh). Needs `npm run build` first.
+# Cloudflare's workerd (Miniflare) and the Workers guide under `wrangler dev` (wrangler from npm)
+# (test/package/run.sh). Needs `npm run build` first.
 # Chromium comes from Debian's package (a browser download would fail here); playwright-core
 # (a devDependency) drives it. Deno and Bun come from their npm packages, installed into the
 # throwaway consumer project. Everything started is stopped by run.sh's exit trap.

@@ -2,7 +2,8 @@
 // wrangler.jsonc is the example's (examples/proxy-cloudflare/, whose worker.ts runs in workerd in
 // test/proxy/workerd.test.ts), the page it serves exists, and its `.dev.vars` holds every
 // binding of the Worker's `Env` that no `vars` entry gives (a missing key made every request a
-// 500 proxy_not_configured). wrangler itself is not a dependency of the repository.
+// 500 proxy_not_configured). wrangler is not a dependency of the repository: the tarball tests
+// run these files under `wrangler dev` with wrangler from npm (test/package/wrangler-dev.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';

@@ -13,10 +13,11 @@
 #   class per error whichever entry threw it (ESM, CJS); omnimedia/proxy where users deploy
 #   it: the Next.js recipe built and served by Next.js (Node and edge runtimes) in Chromium,
 #   direct and behind a reverse proxy (nextjs/run.mjs), and the Workers recipe and the
-#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts);
+#   proxy's attacks in workerd through Miniflare (test/proxy/workerd.test.ts, attacks.test.ts),
+#   and docs/proxy-deployment.md's Worker recipe under `wrangler dev` (wrangler-dev.ts);
 #   and every ```ts runnable block of the README and the guides, saved and run as its page says
 #   in a fresh `npm init -y` project with the page's install line (guide-blocks.ts).
-# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd]
+# Usage: test/package/run.sh [--no-browser] [--no-deno-bun] [--no-node-matrix] [--no-nextjs] [--no-workerd] [--no-wrangler]
 #   MOCK_URL=http://127.0.0.1:PORT  use a running mock instead of starting one.
 # Everything it starts (mock server, browser) is stopped on exit; its temp dir is removed.
 set -euo pipefail
@@ -40,7 +41,7 @@ TS7_VERSION=7.0.2
 OTEL_API_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/api/package.json').version")
 OTEL_SDK_VERSION=$("$NODE" -p "require('$ROOT/node_modules/@opentelemetry/sdk-trace/package.json').version")
 
-browser=1 denobun=1 matrix=1 nextjs=1 workerd=1
+browser=1 denobun=1 matrix=1 nextjs=1 workerd=1 wrangler=1
 for arg in "$@"; do
   case "$arg" in
     --no-browser) browser=0 ;;
@@ -48,6 +49,7 @@ for arg in "$@"; do
     --no-node-matrix) matrix=0 ;;
     --no-nextjs) nextjs=0 ;;
     --no-workerd) workerd=0 ;;
+    --no-wrangler) wrangler=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -259,6 +261,15 @@ if [ "$workerd" = 1 ]; then
   # The Workers are bundled from the consumer project, so omnimedia/proxy is the installed tarball's.
   (cd "$ROOT" && OMNIMEDIA_WORKERD_FROM="$APP" OMNIMEDIA_PROXY_MODES=workerd "$NODE" node_modules/vitest/vitest.mjs run --project suite \
     test/proxy/workerd.test.ts test/proxy/attacks.test.ts)
+  pass
+fi
+
+if [ "$wrangler" = 1 ]; then
+  step "Cloudflare's wrangler dev (from npm): docs/proxy-deployment.md's Worker recipe as written, the page, the proxy to the mock, and the 500 without .dev.vars"
+  # Here because only a user's own wrangler checks what the guide says of wrangler: its
+  # wrangler.jsonc, `.dev.vars` and static assets (the workerd step above runs the Worker through
+  # Miniflare, without wrangler). Its own project, mock and wrangler, all stopped when it ends (150 s at most).
+  "$NODE" "$HERE/wrangler-dev.ts" "$TARBALL" "$WORK"
   pass
 fi
 
