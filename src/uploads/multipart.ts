@@ -49,6 +49,16 @@ function indexOf(bytes: Uint8Array, needle: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** How many of the last bytes of `bytes` are the start of `needle` (fewer than all of it). */
+function delimiterStartAtEnd(bytes: Uint8Array, needle: Uint8Array): number {
+  for (let n = Math.min(bytes.length, needle.length - 1); n > 0; n--) {
+    let j = 0;
+    while (j < n && bytes[bytes.length - n + j] === needle[j]) j++;
+    if (j === n) return n;
+  }
+  return 0;
+}
+
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
   const out = new Uint8Array(a.length + b.length);
@@ -94,15 +104,12 @@ export async function readFilePart(read: ChunkSource, boundary: string, malforme
   const delimiter = encoder.encode(`\r\n--${boundary}`);
   let buffer: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   let ended = false;
-  const take = async (): Promise<Uint8Array | undefined> => {
-    const chunk = ended ? undefined : await read();
-    ended = chunk === undefined;
-    return chunk;
-  };
-  /** The next chunk joined to what is held (a copy of both: for the headers and the form's end only). */
+  /** The next chunk joined to what is held: the chunk itself when nothing is. */
   const more = async (): Promise<boolean> => {
-    const chunk = await take();
-    if (chunk) buffer = concat(buffer, chunk);
+    if (ended) return false;
+    const chunk = await read();
+    if (chunk === undefined) ended = true;
+    else buffer = concat(buffer, chunk);
     return !ended;
   };
 
@@ -136,22 +143,15 @@ export async function readFilePart(read: ChunkSource, boundary: string, malforme
         if (last.length > 0) return last;
         continue;
       }
-      // Everything but a possible start of the delimiter can go on now.
-      const keep = Math.min(buffer.length, delimiter.length - 1);
-      let ready = buffer.subarray(0, buffer.length - keep);
+      // Everything but a possible start of the delimiter can go on now, as a view of the chunk
+      // read: what is held back is the buffer's end that begins a delimiter, most often nothing.
+      // Holding its last delimiter's length whatever it was joined it to every next chunk, a
+      // copy of each (the mock keeps an upload's bytes: a refused image upload held them twice).
+      const keep = delimiterStartAtEnd(buffer, delimiter);
+      const ready = buffer.subarray(0, buffer.length - keep);
       buffer = buffer.subarray(buffer.length - keep);
       if (ready.length > 0) return ready;
-      // Held: under a delimiter's length, which may start it. The file's bytes go on as views of
-      // the chunks read, never a copy (the mock keeps them: a copy of each chunk held a refused
-      // 300 MiB upload's 25 MiB twice); only a delimiter across two chunks joins them (once), and
-      // a chunk shorter than a delimiter is joined to the few bytes held.
-      const chunk = await take();
-      if (!chunk) throw malformed('the body ends before the form\u2019s closing boundary (cut short?)');
-      const short = chunk.length < delimiter.length - 1; // a delimiter may go on past it: join
-      if (short || indexOf(concat(buffer, chunk.subarray(0, delimiter.length - 1)), delimiter) !== -1) buffer = concat(buffer, chunk);
-      else if (buffer.length === 0) buffer = chunk;
-      else [ready, buffer] = [buffer, chunk];
-      if (ready.length > 0) return ready;
+      if (!(await more())) throw malformed('the body ends before the form\u2019s closing boundary (cut short?)');
     }
   };
   /** After the file's delimiter: "--", an optional CRLF, then the end of the body, and nothing else. */
