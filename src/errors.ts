@@ -1,5 +1,5 @@
 import type { TaskAttempt, TaskResult } from './schemas/task.ts';
-import { taskForError } from './errors/service-data.ts';
+import { keptInError } from './errors/service-data.ts';
 
 /**
  * Every error the SDK throws is an `OmniMediaError`. Errors raised after a task was submitted
@@ -22,8 +22,9 @@ export class OmniMediaError extends Error {
   /** The task this error concerns, once a task exists. */
   declare taskId: string | undefined;
 
+  /** Its message and cause chain hold no URL credentials or tokens (errors/service-data.ts). */
   constructor(message: string, options?: { cause?: unknown; taskId?: string | undefined }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(keptInError(message), options?.cause === undefined ? undefined : { cause: keptInError(options.cause) });
     this.taskId = options?.taskId;
   }
 
@@ -312,7 +313,7 @@ export class TaskFailedError extends OmniMediaError {
         (attempts.length > 1 ? ` after ${attempts.length} attempts` : ''),
       { taskId: task.task_id },
     );
-    this.task = taskForError(task);
+    this.task = keptInError(task);
     this.failReason = failReason;
     this.attempts = attempts;
   }
@@ -346,7 +347,7 @@ export class WaitTimeoutError extends OmniMediaError {
       taskId,
       cause,
     });
-    this.lastTask = taskForError(lastTask);
+    this.lastTask = keptInError(lastTask);
   }
 }
 

@@ -1,5 +1,7 @@
-import { extname, resolve } from 'node:path';
-import type { TaskResult } from 'omnimedia';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
+import { ValidationError, type TaskResult } from 'omnimedia';
 import type { Context } from './context.ts';
 import type { TransferProgress } from './progress.ts';
 
@@ -37,4 +39,28 @@ export async function downloadResults(ctx: Context, task: TaskResult, dir: strin
   } finally {
     for (const bar of bars.values()) bar.end();
   }
+}
+
+/**
+ * `--out DIR`, checked before anything is sent: a refusal the download would meet after the
+ * submission and the wait is a `ValidationError` on `out` now (exit 2, "nothing was sent"),
+ * never a billed task with nowhere to go. DIR is an existing directory this user can write to,
+ * or one the download can make (`mkdir -p`): its nearest existing ancestor is a writable
+ * directory. Nothing is made here; a name taken inside DIR is known only with the task's id,
+ * and the download refuses it then (the task id printed).
+ */
+export async function checkOutDir(dir: string): Promise<void> {
+  let existing = resolve(dir);
+  let found = await stat(existing).catch(() => undefined);
+  while (!found && dirname(existing) !== existing) {
+    existing = dirname(existing);
+    found = await stat(existing).catch(() => undefined);
+  }
+  const made = existing !== resolve(dir);
+  const refuse = (why: string) => {
+    throw new ValidationError([{ path: 'out', message: made ? `"${dir}" cannot be made: ${why}` : why }], '--out');
+  };
+  if (found && !found.isDirectory())
+    refuse(made ? `"${existing}" is a file` : `"${dir}" is a file: --out takes the directory the results go into (they are named <task id>-<index>.<ext> there)`);
+  if (!(await access(existing, constants.W_OK | constants.X_OK).then(() => true, () => false))) refuse(`"${existing}" is not writable`);
 }

@@ -3,7 +3,7 @@ import { TaskFailedError, ValidationError, WaitTimeoutError } from 'omnimedia';
 import { resolveWaitOptions } from '../option-checks.ts';
 import { secondsValue, stringValue } from './args.ts';
 import type { Context } from './context.ts';
-import { downloadResults, type SavedFile } from './download.ts';
+import { checkOutDir, downloadResults, type SavedFile } from './download.ts';
 import { EXIT, Interrupted } from './exit.ts';
 import { formatDuration } from './format.ts';
 import { describe } from './output.ts';
@@ -17,10 +17,11 @@ export interface WaitFlags {
 }
 
 /**
- * The wait flags, checked by the SDK's own rule for a wait's options (option-checks.ts) before
- * anything is sent: the SDK would check them only in `.wait()`, after the billed submission.
+ * The wait flags, checked by the SDK's own rule for a wait's options (option-checks.ts) and
+ * `--out` by `checkOutDir`, before anything is sent: the SDK would check them only in `.wait()`
+ * and the download, after the billed submission.
  */
-export function waitFlags(ctx: Context): WaitFlags {
+export async function waitFlags(ctx: Context): Promise<WaitFlags> {
   const out = stringValue(ctx.values, 'out');
   const timeout = secondsValue(ctx.values, 'timeout');
   const interval = secondsValue(ctx.values, 'interval');
@@ -33,6 +34,7 @@ export function waitFlags(ctx: Context): WaitFlags {
   } catch (error) {
     throw error instanceof ValidationError ? inFlagUnits(ctx, error, waitOptions) : error;
   }
+  if (out !== undefined) await checkOutDir(out);
   return {
     // Downloading the results needs them first.
     wait: ctx.values.wait === true || out !== undefined,

@@ -2,7 +2,7 @@
 // error class is in errors.ts.
 import { OmniMediaError } from '../errors.ts';
 import type { TaskResult } from '../schemas/task.ts';
-import { taskForError } from './service-data.ts';
+import { keptInError } from './service-data.ts';
 
 /**
  * A task's results cannot be used: no result URL, or one that is not an absolute http(s),
@@ -25,6 +25,6 @@ export class UnusableResultError extends OmniMediaError {
   /** @param problem what is wrong with its results (`data[1].url must be an absolute URL`). */
   constructor(task: TaskResult, problem: string) {
     super(`Task ${task.task_id} (status "${task.status}") has no usable result: ${problem}`, { taskId: task.task_id });
-    this.task = taskForError(task);
+    this.task = keptInError(task);
   }
 }

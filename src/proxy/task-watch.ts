@@ -69,6 +69,25 @@ const CALLBACK_FALLBACK = { initialDelay: 0, interval: 30_000, maxInterval: 30_0
 /** Why a watch stopped: its own abort (the last stream left). */
 const STOPPED = 'stopped';
 
+/**
+ * Where a watch stands: nothing heard of its task yet; the last task heard (a stream that joins
+ * gets it at once); or ended (a terminal task, an error the page must see, the watch's deadline,
+ * or the last stream left), after which nothing more is sent and its reads are aborted. Moved by
+ * `#move` alone.
+ */
+type WatchState = { phase: 'unknown' } | { phase: 'known'; latest: WatchedTask } | { phase: 'ended'; latest: WatchedTask | undefined };
+
+/**
+ * What moves a watch: a task heard by any of its three read paths (the start read, the poller,
+ * the fleet's bus), the poller's end (an error the page must see, or the deadline), the last
+ * stream leaving.
+ */
+type WatchEvent =
+  | { kind: 'heard'; task: TaskResult }
+  | { kind: 'failed'; status: number; text: string }
+  | { kind: 'deadline' }
+  | { kind: 'left' };
+
 /** One task's watch and the streams that follow it. */
 class Watch {
   readonly #taskId: string;
@@ -77,9 +96,8 @@ class Watch {
   readonly #stop = new AbortController();
   /** The texts of the tasks our own reads returned (what the bus hands back is the same object). */
   readonly #texts = new WeakMap<TaskResult, string>();
-  #latest: WatchedTask | undefined;
-  #ended = false;
-  /** Reads of the task on their way (the poller's, the start's). */
+  #state: WatchState = { phase: 'unknown' };
+  /** Reads of the task on their way (the poller's, the start's): the start read is skipped while one is. */
   #reading = 0;
   readonly #onEnd: () => void;
 
@@ -90,19 +108,20 @@ class Watch {
   }
 
   get latest(): WatchedTask | undefined {
-    return this.#latest;
+    return this.#state.phase === 'unknown' ? undefined : this.#state.latest;
   }
 
   add(listener: WatchListener): void {
     this.#listeners.add(listener);
-    if (this.#latest) listener.task(this.#latest);
+    const { latest } = this;
+    if (latest) listener.task(latest);
   }
 
   /** `true` when nobody follows the task any more (the watch was stopped). */
   remove(listener: WatchListener): boolean {
     this.#listeners.delete(listener);
     if (this.#listeners.size > 0) return false;
-    this.#finish();
+    this.#move({ kind: 'left' });
     return true;
   }
 
@@ -114,7 +133,7 @@ class Watch {
   start(): void {
     const { events } = this.#ports;
     const bounds = { timeoutMs: PORT_TIMEOUT_MS, signal: this.#stop.signal, abort: 'fallback' } as const;
-    const unsubscribe = this.#bus.call(() => events.subscribe(this.#taskId, (task) => this.#heard(task)), {
+    const unsubscribe = this.#bus.call(() => events.subscribe(this.#taskId, (task) => this.#move({ kind: 'heard', task })), {
       ...bounds,
       accept: (answer) => typeof answer === 'function',
       fallback: () => () => {},
@@ -132,9 +151,9 @@ class Watch {
       // What the fleet already knows (another instance's watch, a callback): at once, no read.
       const known = await this.#known();
       if (signal.aborted) return;
-      if (known) this.#heard(known);
+      if (known) this.#move({ kind: 'heard', task: known });
       // On a fleet the lease holder reads: wait a moment for its news, then read once ourselves.
-      if (leases && !this.#latest) setTimeout(() => void this.#startRead(), START_READ_AFTER_MS);
+      if (leases && this.#state.phase === 'unknown') setTimeout(() => void this.#startRead(), START_READ_AFTER_MS);
       // With callbacks a task the fleet knows is not read at the start: its first query is the
       // fallback's, 30 s on (DESIGN 12: one read at the start, when nothing is known).
       const quiet = this.#ports.callbacks && known !== undefined;
@@ -152,38 +171,32 @@ class Watch {
       };
       const options = { signal, ...(this.#ports.callbacks ? { ...CALLBACK_FALLBACK, initialDelay: quiet ? CALLBACK_FALLBACK.interval : 0 } : {}) };
       for await (const task of observeTask(target, options)) {
-        this.#heard(task);
-        if (this.#ended) return;
+        this.#move({ kind: 'heard', task });
+        if (this.#state.phase === 'ended') return;
       }
     } catch (error) {
-      if (signal.aborted || this.#ended) return;
-      if (error instanceof APIError && error.status !== undefined && error.status >= 400) {
-        // The service does not know the task (or refused the read for good): the page's error.
-        const text = errorText(error);
-        for (const listener of [...this.#listeners]) listener.error(error.status, text);
-      } else {
-        // The watch's deadline: the streams end, and a page that still follows it starts another.
-        for (const listener of [...this.#listeners]) listener.end();
-      }
-      this.#finish();
+      if (signal.aborted) return;
+      // The service does not know the task (or refused the read for good): the page's error.
+      // Else the watch's deadline: the streams end, and a page that still follows it starts another.
+      this.#move(error instanceof APIError && error.status !== undefined && error.status >= 400 ? { kind: 'failed', status: error.status, text: errorText(error) } : { kind: 'deadline' });
     }
   }
 
   /** One read, outside the lease, when nothing came from the fleet within `START_READ_AFTER_MS`. */
   async #startRead(): Promise<void> {
     // The watch's own query (it holds the lease) is on its way: that read is the one.
-    if (this.#latest || this.#reading > 0 || this.#stop.signal.aborted) return;
+    if (this.#state.phase !== 'unknown' || this.#reading > 0) return;
     let release: (() => void) | undefined;
     try {
       // The fleet may know it by now (the holder's news, published before our subscription listened).
       const known = await this.#known();
-      if (known) this.#heard(known);
+      if (known) this.#move({ kind: 'heard', task: known });
       release = await this.#ports.scheduler.querySlot(Date.now(), this.#stop.signal);
-      if (this.#latest || this.#reading > 0) return;
+      if (this.#state.phase !== 'unknown' || this.#reading > 0) return;
       const task = await this.#read(this.#stop.signal);
       // News for the other instances' streams too.
       this.#bus.fire(() => this.#ports.events.publish(task));
-      this.#heard(task);
+      this.#move({ kind: 'heard', task });
     } catch {
       // The watch's own queries go on: this read was only a head start.
     } finally {
@@ -219,28 +232,53 @@ class Watch {
     return task;
   }
 
-  /** A task seen (our read, the bus): sent when its status changed, or it is the end. */
-  #heard(task: TaskResult): void {
-    if (this.#ended || task.task_id !== this.#taskId) return;
-    const changed = task.status !== this.#latest?.task.status;
-    const item = { task, text: this.#texts.get(task) ?? this.#textOf(task) };
-    this.#latest = item;
-    if (!changed) return;
-    for (const listener of [...this.#listeners]) listener.task(item);
-    if (isTerminalStatus(task.status)) this.#finish();
+  /**
+   * The one place a watch's state moves. A task heard (from any read path) becomes the latest
+   * and goes to every stream when its status changed; a terminal one ends the watch. The
+   * poller's failure goes to every stream (its error, or the end of the deadline) and ends it;
+   * so does the last stream leaving. Ending aborts the watch's reads and forgets it (`onEnd`).
+   * Nothing moves an ended watch.
+   */
+  #move(event: WatchEvent): void {
+    const from = this.#state;
+    if (from.phase === 'ended') return;
+    const latest = from.phase === 'known' ? from.latest : undefined;
+    const listeners = [...this.#listeners];
+    switch (event.kind) {
+      case 'heard': {
+        const { task } = event;
+        if (task.task_id !== this.#taskId) return;
+        const item = { task, text: this.#texts.get(task) ?? this.#textOf(task) };
+        // A status heard again (a poll, the bus echoing our own news) is kept, and sent to no one.
+        if (task.status === latest?.task.status) {
+          this.#state = { phase: 'known', latest: item };
+          return;
+        }
+        const end = isTerminalStatus(task.status);
+        this.#state = end ? { phase: 'ended', latest: item } : { phase: 'known', latest: item };
+        for (const listener of listeners) listener.task(item);
+        if (!end) return;
+        break;
+      }
+      case 'failed':
+      case 'deadline':
+        this.#state = { phase: 'ended', latest };
+        for (const listener of listeners) {
+          if (event.kind === 'failed') listener.error(event.status, event.text);
+          else listener.end();
+        }
+        break;
+      case 'left':
+        this.#state = { phase: 'ended', latest };
+    }
+    this.#stop.abort(STOPPED);
+    this.#onEnd();
   }
 
   /** A task heard on the bus (a callback's, another instance's) as JSON, the key removed from every string. */
   #textOf(task: TaskResult): string {
     const raw = rawAnswer(task) ?? task;
     return JSON.stringify(this.#ports.redactor().data(raw));
-  }
-
-  #finish(): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#stop.abort(STOPPED);
-    this.#onEnd();
   }
 }
 

@@ -6,6 +6,7 @@
 import { apiErrorFromResponse, requestIdOf } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError, ValidationError } from '../errors.ts';
 import { Exchange, guardedBody, readBody } from './exchange.ts';
+import { keptInError } from '../errors/service-data.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
 import type { LevelledLogger } from '../internal/logger.ts';
@@ -347,14 +348,16 @@ export class HttpClient {
     if (exchange.ended) return exchange.reason;
     if (error instanceof OmniMediaError) return error;
     const { taskId, what } = request;
+    const { redactor } = this.#config;
+    // Fetch's own error, as the error keeps it: without what this client's redactor knows (the key).
+    const cause = keptInError(error, redactor);
     const redirect = redirectFailure(error);
-    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause: error, taskId });
+    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause, taskId });
     if (redirect === 'refused')
       return new APIError(
         `${what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
-        { cause: error, taskId },
+        { cause, taskId },
       );
-    const { redactor } = this.#config;
     if (error instanceof TypeError && network) {
       const reason = redactor.text(socketReason(error));
       const message = failedBeforeSending(error)
@@ -362,10 +365,10 @@ export class HttpClient {
         : sent
           ? `the connection was reset after ${sent.toLocaleString('en-US')} bytes were sent (${reason})`
           : `the connection failed (${reason})`;
-      return new APIConnectionError(`${what}: ${message}`, { cause: error, taskId });
+      return new APIConnectionError(`${what}: ${message}`, { cause, taskId });
     }
     return new APIError(`${what}: the request failed (${redactor.text(errorText(error))})`, {
-      cause: error,
+      cause,
       taskId,
     });
   }

@@ -49,6 +49,16 @@ function indexOf(bytes: Uint8Array, needle: Uint8Array, from = 0): number {
   return -1;
 }
 
+/** How many of the last bytes of `bytes` are the start of `needle` (fewer than all of it). */
+function delimiterStartAtEnd(bytes: Uint8Array, needle: Uint8Array): number {
+  for (let n = Math.min(bytes.length, needle.length - 1); n > 0; n--) {
+    let j = 0;
+    while (j < n && bytes[bytes.length - n + j] === needle[j]) j++;
+    if (j === n) return n;
+  }
+  return 0;
+}
+
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
   const out = new Uint8Array(a.length + b.length);
@@ -94,6 +104,7 @@ export async function readFilePart(read: ChunkSource, boundary: string, malforme
   const delimiter = encoder.encode(`\r\n--${boundary}`);
   let buffer: Uint8Array<ArrayBufferLike> = new Uint8Array(0);
   let ended = false;
+  /** The next chunk joined to what is held: the chunk itself when nothing is. */
   const more = async (): Promise<boolean> => {
     if (ended) return false;
     const chunk = await read();
@@ -132,8 +143,11 @@ export async function readFilePart(read: ChunkSource, boundary: string, malforme
         if (last.length > 0) return last;
         continue;
       }
-      // Everything but a possible start of the delimiter can go on now.
-      const keep = Math.min(buffer.length, delimiter.length - 1);
+      // Everything but a possible start of the delimiter can go on now, as a view of the chunk
+      // read: what is held back is the buffer's end that begins a delimiter, most often nothing.
+      // Holding its last delimiter's length whatever it was joined it to every next chunk, a
+      // copy of each (the mock keeps an upload's bytes: a refused image upload held them twice).
+      const keep = delimiterStartAtEnd(buffer, delimiter);
       const ready = buffer.subarray(0, buffer.length - keep);
       buffer = buffer.subarray(buffer.length - keep);
       if (ready.length > 0) return ready;

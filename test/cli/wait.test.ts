@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
@@ -79,21 +79,66 @@ describe('after a submission, every error names the task', () => {
     expect(run.stderr).toMatch(/task task_1 was submitted.*omnimedia tasks get task_1/);
   });
 
-  it('--out naming a file that exists: the download refuses after the submission; the task id, never "nothing was sent"', async () => {
-    countSubmissions();
-    server.use(http.get(`${BASE_URL}/v1/tasks/:id`, () => HttpResponse.json({ task_id: 'task_1', status: 'completed', data: [{ url: 'https://cdn.example/r.png' }] })));
+  it('a --out that cannot be a directory the results go into is refused before anything is sent (it was refused after the paid submission, 5 requests)', async () => {
+    const seen = countSubmissions();
+    let queries = 0;
+    server.use(http.get(`${BASE_URL}/v1/tasks/:id`, () => (queries++, HttpResponse.json({ task_id: 'task_1', status: 'completed', data: [{ url: 'https://cdn.example/r.png' }] }))));
     const dir = await mkdtemp(join(tmpdir(), 'omnimedia-cli-out-'));
     const existing = join(dir, 'taken.png');
     await writeFile(existing, 'mine');
     try {
-      const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', ...CONN]);
-      expect(run.stderr).not.toContain('nothing was sent');
-      expect(run.stderr).toMatch(/task task_1 was submitted.*omnimedia tasks get task_1/);
-      // The flag the user typed (it said --to, the SDK's field, before).
-      expect(run.stderr).toMatch(/^  --out \(to\): .* is a file/m);
-      const json = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', existing, '--interval', '0.001', '--json', ...CONN]);
-      expect(JSON.parse(json.stdout).error.task_id).toBe('task_1');
-      expect(json.stderr).not.toContain('nothing was sent');
+      for (const [out, rule] of [
+        [existing, /^  --out: "[^"]*taken\.png" is a file: --out takes the directory the results go into/m],
+        // A directory that cannot be made: what would be its parent is a file.
+        [join(existing, 'results'), /^  --out: "[^"]*results" cannot be made: "[^"]*taken\.png" is a file/m],
+      ] as const) {
+        const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', out, '--interval', '0.001', ...CONN]);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain('error: invalid input, nothing was sent');
+        expect(run.stderr).toMatch(rule);
+        const json = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', out, '--json', ...CONN]);
+        expect(json.code).toBe(2);
+        expect(JSON.parse(json.stdout).error).toMatchObject({ type: 'ValidationError', exit_code: 2, issues: [expect.objectContaining({ field: 'out', flag: '--out' })] });
+        // tasks wait: before its first query.
+        const wait = await runCli(['tasks', 'wait', 'task_1', '--out', out, ...CONN]);
+        expect(wait.code).toBe(2);
+        expect(wait.stderr).toContain('nothing was sent');
+      }
+      expect(seen.posts).toBe(0);
+      expect(queries).toBe(0);
+      // The file is untouched.
+      expect(await readFile(existing, 'utf8')).toBe('mine');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a --out in a directory this user cannot write to is refused before anything is sent', async () => {
+    const seen = countSubmissions();
+    const dir = await mkdtemp(join(tmpdir(), 'omnimedia-cli-out-'));
+    await chmod(dir, 0o500);
+    try {
+      const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', join(dir, 'results'), ...CONN]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--out: "[^"]*results" cannot be made: "[^"]*" is not writable/);
+      expect(seen.posts).toBe(0);
+    } finally {
+      await chmod(dir, 0o700);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a --out directory that does not exist yet is made by the download, after the wait', async () => {
+    countSubmissions();
+    server.use(
+      http.get(`${BASE_URL}/v1/tasks/:id`, () => HttpResponse.json({ task_id: 'task_1', status: 'completed', data: [{ url: 'https://cdn.example/r.png' }] })),
+      http.get('https://cdn.example/r.png', () => new HttpResponse(new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), { headers: { 'content-type': 'image/png' } })),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'omnimedia-cli-out-'));
+    try {
+      const run = await runCli(['images', 'generate', '-m', 'omni-image', '-p', 'a fox', '--out', join(dir, 'new', 'results'), '--interval', '0.001', ...CONN]);
+      expect(run.code).toBe(0);
+      expect(await readFile(join(dir, 'new', 'results', 'task_1-0.png'))).toHaveLength(8);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

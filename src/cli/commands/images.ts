@@ -47,7 +47,7 @@ export const imagesGenerate: Command = {
     ],
   },
   async run(ctx) {
-    const flags = waitFlags(ctx);
+    const flags = await waitFlags(ctx);
     // The values go to the SDK as typed; its validation reports any broken rule by field.
     const params = defined(imageFields(ctx.values)) as unknown as ImageGenerateParams;
     return submitTask(ctx, ctx.client().images.generate(params, { signal: ctx.signal }), flags);
@@ -80,7 +80,7 @@ export const imagesEdit: Command = {
     ],
   },
   async run(ctx) {
-    const flags = waitFlags(ctx);
+    const flags = await waitFlags(ctx);
     const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image', 'image');
     const maskArg = stringValue(ctx.values, 'mask');
     const mask = maskArg === undefined ? undefined : (await imageUrls(ctx, [maskArg], '--mask', 'mask'))[0];

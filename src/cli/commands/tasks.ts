@@ -41,6 +41,6 @@ export const tasksWait: Command = {
     ],
   },
   async run(ctx, args) {
-    return waitForTask(ctx, args.positionals[0] ?? '', { ...waitFlags(ctx), wait: true });
+    return waitForTask(ctx, args.positionals[0] ?? '', { ...(await waitFlags(ctx)), wait: true });
   },
 };

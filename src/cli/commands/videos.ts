@@ -46,7 +46,7 @@ export const videosGenerate: Command = {
     ],
   },
   async run(ctx) {
-    const flags = waitFlags(ctx);
+    const flags = await waitFlags(ctx);
     const images = await imageUrls(ctx, listValue(ctx.values, 'image'), '--image', 'images');
     const params = defined({
       model: stringValue(ctx.values, 'model'),
@@ -88,7 +88,7 @@ export const videosEdit: Command = {
     ],
   },
   async run(ctx) {
-    const flags = waitFlags(ctx);
+    const flags = await waitFlags(ctx);
     const video = stringValue(ctx.values, 'video');
     const params = defined({
       model: stringValue(ctx.values, 'model'),
