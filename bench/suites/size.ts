@@ -32,10 +32,11 @@ export const BUDGETS = { client: 21, tasks: 10.9, 'ai-sdk': 5 } as const;
  * most 0.1 KB, so that no byte comes back unnoticed. What each remaining KB buys: the closing
  * note of issue 40 (the callback handlers, the token checks and the rules' JSON Schema left the
  * page: 30.9 -> 28.8 KB, then 29.1 with issue 39's live-page fixes (a delay in every retry path, named
- * stream states); the task client's parts are the waiting layer, the transport and the
- * answer reader, all of which a page runs).
+ * stream states), 29.0 once the batch's file saving and the building of an upload's body left
+ * the builds that have no use for them (omnimedia/tasks 16.1 -> 16.0); the task client's parts
+ * are the waiting layer, the transport and the answer reader, all of which a page runs).
  */
-export const CEILINGS: Record<keyof typeof BUDGETS, number> = { client: 29.1, tasks: 16.2, 'ai-sdk': BUDGETS['ai-sdk'] };
+export const CEILINGS: Record<keyof typeof BUDGETS, number> = { client: 29.1, tasks: 16.1, 'ai-sdk': BUDGETS['ai-sdk'] };
 const KB = 1000;
 
 export const ENTRIES = {
