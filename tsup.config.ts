@@ -21,6 +21,21 @@ export const browserTwins: Plugin = {
 };
 
 /**
+ * The ESM build of the main entry: each module with a `<name>.esm.ts` twin beside it is replaced
+ * by the twin, which loads what most imports never run when it is first used (the batch engine:
+ * src/batch/engine-entry.esm.ts). Not the CommonJS build: see that file.
+ */
+export const esmTwins: Plugin = {
+  name: 'esm-twins',
+  setup(build) {
+    build.onResolve({ filter: /^\.{1,2}\/.*\.ts$/ }, (args) => {
+      const twin = resolve(dirname(args.importer), args.path).replace(/\.ts$/, '.esm.ts');
+      return existsSync(twin) ? { path: twin } : undefined;
+    });
+  },
+};
+
+/**
  * One set of error classes, whichever entry threw: every entry but the main one takes them from
  * the main one, by the package's own name (its self-reference), in both module formats. Without
  * it, tsup's CommonJS output (not split into chunks) gave each entry its own copy of errors.ts,
@@ -122,7 +137,7 @@ export default defineConfig([
   // Each module format in two builds (the main entry; the others, whose errors are the main
   // entry's: see errorsFromMainEntry) and the declarations of every entry in one more, so that
   // shared types stay in shared files.
-  { ...shared, ...minifiedForNode, entry: { index: 'src/index.ts' }, format: 'esm', clean: true, dts: false },
+  { ...shared, ...minifiedForNode, entry: { index: 'src/index.ts' }, format: 'esm', clean: true, dts: false, esbuildPlugins: [esmTwins] },
   {
     ...shared,
     ...minifiedForNode,

@@ -1,7 +1,8 @@
 // The Node ESM builds are minified (tsup.config.ts, minifiedForNode): esbuild then drops every
 // comment inside an `import()`, and the lazy imports of `node:*` modules need theirs, or webpack
 // (Next.js) and Vite bundling the package try to resolve them. keepImportComments puts them back.
-import { readFileSync } from 'node:fs';
+// The main entry's ESM build swaps in `.esm.ts` twins (esmTwins): the batch engine loads lazily.
+import { readdirSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { SourceMapConsumer } from 'source-map-js';
 import { describe, expect, it } from 'vitest';
@@ -74,3 +75,34 @@ describe('the Node builds keep the bundler comments of their lazy imports', () =
     expect(bare).toEqual([]);
   });
 });
+
+describe('the ESM twins of the main entry (the batch engine loaded when a batch starts)', () => {
+  const twins = readdirSync(new URL('../src/batch/', import.meta.url)).filter((name) => name.endsWith('.esm.ts'));
+
+  it('each offers what its module does', async () => {
+    expect(twins).toEqual(['engine-entry.esm.ts']);
+    for (const twin of twins) {
+      const lazy = (await import(new URL(`../src/batch/${twin}`, import.meta.url).href)) as Record<string, unknown>;
+      const eager = (await import(new URL(`../src/batch/${twin.replace('.esm.ts', '.ts')}`, import.meta.url).href)) as Record<string, unknown>;
+      expect(Object.keys(lazy).sort()).toEqual(Object.keys(eager).sort());
+    }
+  });
+
+  it('the lazy engine refuses what the engine refuses, at the first step', async () => {
+    const { runClientBatch } = await import('../src/batch/engine-entry.esm.ts');
+    const run = runClientBatch({} as never, 42 as never, undefined);
+    await expect(run.next()).rejects.toThrow(/must be a JSONL file path or an iterable of jobs/);
+  });
+
+  it('the built package: dist/index.js loads the engine only with import() of its own chunk (after npm run build)', () => {
+    let text: string;
+    try {
+      text = readFileSync(new URL('../dist/index.js', import.meta.url), 'utf8');
+    } catch {
+      return; // not built
+    }
+    expect(text).toMatch(/import\(["']\.\/engine-[\w-]+\.js["']\)/);
+    expect(text).not.toContain('must be a JSONL file path or an iterable of jobs');
+  });
+});
+
