@@ -19,6 +19,7 @@ const STATIC = [
   'test/architecture.test.ts',
   'test/index.test.ts',
   'test/browser-twins.test.ts',
+  'test/tsup-config.test.ts',
   'test/internal/port-call-sites.test.ts',
   'test/ai-sdk/isolation.test.ts',
   'test/proxy/edge-bundle.test.ts',

@@ -235,8 +235,8 @@ describe('tests mirror src/', () => {
   const TEST = fileURLToPath(new URL('./', import.meta.url));
   // Not a module's tests: processes and servers across layers, helpers and fixtures, the
   // packed tarball's consumers, the README's and the guides' documentation (docs/), and the
-  // checks of the repo itself (this file, browser twins).
-  const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'docs', 'architecture.test.ts', 'browser-twins.test.ts']);
+  // checks of the repo itself (this file, browser twins, the build's config).
+  const NOT_MIRRORED = new Set(['integration', 'helpers', 'fixtures', 'package', 'docs', 'architecture.test.ts', 'browser-twins.test.ts', 'tsup-config.test.ts']);
 
   it('each test file sits in the folder of src/ it tests (test/waiting/ for src/waiting/), beside its root module, or in test/integration/', () => {
     const testFiles = sourceFiles(TEST).filter((file) => file.endsWith('.test.ts'));

@@ -7,7 +7,8 @@ import type { BatchPorts } from '../batch/ports.ts';
 import { MemoryBatchJournal } from '../coordination/batch-journal.ts';
 import { ValidationError } from '../errors.ts';
 import { IMAGE_UPLOAD_RULE, VIDEO_UPLOAD_RULE, prepareFile } from '../uploads/inputs.ts';
-import { resultURLs, type Files } from './files.ts';
+import { resultURLs, saveTaskFiles } from './files.ts';
+import type { HttpClient } from '../transport/http-client.ts';
 import type { Images } from './images.ts';
 import type { Tasks } from './tasks.ts';
 import type { Uploads } from './uploads.ts';
@@ -19,7 +20,8 @@ export interface BatchParts {
   videos: Videos;
   uploads: Uploads;
   tasks: Tasks;
-  files: Files;
+  /** The client's HTTP layer: a batch's downloads (`saveTaskFiles`). */
+  http: HttpClient;
 }
 
 /** Each client's journal of the batches given none (its parts key it): held as long as the client. */
@@ -67,7 +69,7 @@ export function batchPorts(parts: BatchParts): BatchPorts {
     wait: (taskId, options) => parts.tasks.wait(taskId, options),
     clientJournal,
     resultURLs: (task) => resultURLs(task, task.task_id),
-    download: (task, id, directory, signal) => parts.files.save(task, directory, id, { signal }),
+    download: (task, id, directory, signal) => saveTaskFiles(parts.http, task, directory, id, { signal }),
   };
 }
 

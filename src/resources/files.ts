@@ -66,24 +66,6 @@ export class Files {
     return span ? span.run(() => this.#download(source, options, span)) : this.#download(source, options);
   }
 
-  /**
-   * @internal A task's outputs into `directory` as `<stem>.<ext>` (one) or `<stem>-<index>.<ext>`
-   * (several), all or none, replacing what an earlier run left there: a batch's files
-   * (`<job id>[-<k>].<ext>`, the id a safe file name by `batchIdProblem`).
-   */
-  async save(task: TaskWithOutputs, directory: string, stem: string, options: DownloadOptions = {}): Promise<string[]> {
-    const taskId = typeof task.task_id === 'string' && task.task_id ? task.task_id : undefined;
-    const single = (task.data?.length ?? 0) === 1;
-    const base = (index: number) => (single ? stem : `${stem}-${index}`);
-    try {
-      const read = checkRequestOptions({ ...options, to: directory, overwrite: true }, 'files.download');
-      return (await this.#downloadTask(task, taskId, read, undefined, base)) as string[];
-    } catch (error) {
-      if (error instanceof OmniMediaError) error.taskId ??= taskId;
-      throw error;
-    }
-  }
-
   async #download(
     source: string | TaskWithOutputs,
     options: (DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined }) | undefined,
@@ -102,51 +84,76 @@ export class Files {
     const task = given as TaskWithOutputs;
     const taskId = typeof task.task_id === 'string' && task.task_id ? task.task_id : undefined;
     try {
-      return await this.#downloadTask(task, taskId, checkRequestOptions(options, 'files.download'), span);
+      return await downloadTask(this.#http, task, taskId, checkRequestOptions(options, 'files.download'), span);
     } catch (error) {
       // Every error of a task's download (its options' included) is about that task: it says which.
       if (error instanceof OmniMediaError) error.taskId ??= taskId;
       throw error;
     }
   }
+}
 
-  async #downloadTask(
-    task: TaskWithOutputs,
-    taskId: string | undefined,
-    options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
-    span: TelemetrySpan | undefined,
-    base?: (index: number) => string,
-  ): Promise<(Blob | string | undefined)[]> {
-    const urls = resultURLs(task, taskId);
-    const { to } = options;
-    if (to !== undefined && (typeof to !== 'string' || to === '') && typeof to !== 'function')
-      throw new ValidationError(
-        [{ path: 'to', message: 'for a task, give a directory or a function choosing each output’s target' }],
-        'files.download',
-      );
-    const targets = await Promise.all(
-      urls.map(async (url, index) =>
-        typeof to === 'string' ? { to, into: { directory: to, base: base ? base(index) : await outputBase(taskId, index) } } : { to: typeof to === 'function' ? chosenTarget(to, { url, index, taskId }) : undefined },
-      ),
+/**
+ * A task's outputs (`data[].url`): each to its target (`to` a directory or a function choosing
+ * one; none: `Blob`s), all or none.
+ */
+async function downloadTask(
+  http: HttpClient,
+  task: TaskWithOutputs,
+  taskId: string | undefined,
+  options: DownloadOptions & { to?: DownloadTarget | TaskDownloadTarget | undefined },
+  span: TelemetrySpan | undefined,
+  base?: (index: number) => string,
+): Promise<(Blob | string | undefined)[]> {
+  const urls = resultURLs(task, taskId);
+  const { to } = options;
+  if (to !== undefined && (typeof to !== 'string' || to === '') && typeof to !== 'function')
+    throw new ValidationError(
+      [{ path: 'to', message: 'for a task, give a directory or a function choosing each output’s target' }],
+      'files.download',
     );
-    // A task's outputs are all or none: the first failure stops the others at once, and the
-    // files written are put in place only when every one has arrived.
-    const stop = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const staged: Staged = [];
-    let failure: { error: unknown } | undefined;
-    const results = await Promise.all(
-      urls.map((url, index) =>
-        downloadOne(this.#http, url, { index, ...targets[index]!, staged, span }, { ...options, signal }).catch((error: unknown) => {
-          failure ??= { error };
-          stop.abort(error);
-          return undefined;
-        }),
-      ),
-    );
-    await settleStaged(staged, !failure, options.overwrite === true);
-    if (failure) throw failure.error;
-    return results;
+  const targets = await Promise.all(
+    urls.map(async (url, index) =>
+      typeof to === 'string' ? { to, into: { directory: to, base: base ? base(index) : await outputBase(taskId, index) } } : { to: typeof to === 'function' ? chosenTarget(to, { url, index, taskId }) : undefined },
+    ),
+  );
+  // A task's outputs are all or none: the first failure stops the others at once, and the
+  // files written are put in place only when every one has arrived.
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const staged: Staged = [];
+  let failure: { error: unknown } | undefined;
+  const results = await Promise.all(
+    urls.map((url, index) =>
+      downloadOne(http, url, { index, ...targets[index]!, staged, span }, { ...options, signal }).catch((error: unknown) => {
+        failure ??= { error };
+        stop.abort(error);
+        return undefined;
+      }),
+    ),
+  );
+  await settleStaged(staged, !failure, options.overwrite === true);
+  if (failure) throw failure.error;
+  return results;
+}
+
+/**
+ * A task's outputs into `directory` as `<stem>.<ext>` (one) or `<stem>-<index>.<ext>`
+ * (several), all or none, replacing what an earlier run left there: a batch's files
+ * (`<job id>[-<k>].<ext>`, the id a safe file name by `batchIdProblem`). A function, not a
+ * method of `Files`: only the batch's ports use it, so a page's build (which has no batch)
+ * leaves it out.
+ */
+export async function saveTaskFiles(http: HttpClient, task: TaskWithOutputs, directory: string, stem: string, options: DownloadOptions = {}): Promise<string[]> {
+  const taskId = typeof task.task_id === 'string' && task.task_id ? task.task_id : undefined;
+  const single = (task.data?.length ?? 0) === 1;
+  const base = (index: number) => (single ? stem : `${stem}-${index}`);
+  try {
+    const read = checkRequestOptions({ ...options, to: directory, overwrite: true }, 'files.download');
+    return (await downloadTask(http, task, taskId, read, undefined, base)) as string[];
+  } catch (error) {
+    if (error instanceof OmniMediaError) error.taskId ??= taskId;
+    throw error;
   }
 }
 

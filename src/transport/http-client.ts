@@ -15,6 +15,7 @@ import { jsonText, MAX_ERROR_BODY_BYTES, parseJsonAnswer } from './json-bodies.t
 import { errorText } from '../internal/error-text.ts';
 import type { Telemetry, TelemetryRequest, TelemetrySpan } from '../telemetry/ports.ts';
 import { failedBeforeSending, withRetries, type RetryKind, type RetryOptions } from './retry-policy.ts';
+import type { BuiltBody, RequestBody } from './request-body.ts';
 
 /**
  * The `fetch` the client calls: the platform's by default, or the `fetch` option.
@@ -68,11 +69,10 @@ export interface HttpRequest<T = unknown> {
   /** A JSON body. */
   json?: unknown;
   /**
-   * Any other body, with its headers, built anew for every attempt (a retried upload re-opens
-   * its source), `release` to let go of its source after the attempt, and `sent` to tell how
-   * many bytes of it fetch took. Such a request does not follow redirects: see `#attempt`.
+   * Any other body (an upload's), built anew for every attempt (a retried upload re-opens its
+   * source): `requestBody()` of request-body.ts. Such a request does not follow redirects.
    */
-  body?: () => Promise<{ body: BodyInit; headers?: Record<string, string>; release?: () => Promise<void>; sent?: () => number }>;
+  body?: RequestBody;
   /**
    * Reads the answer's JSON (plain data) into the result, inside the attempt: its errors carry
    * the response's status, headers and request id (pass `meta` on to `parseResponse`).
@@ -117,17 +117,6 @@ function send(
 }
 
 const decoder = new TextDecoder();
-
-/** Why a request failed without an answer we could use, in words, for its error message. */
-type RedirectFailure = 'loop' | 'refused';
-
-/** A redirect fetch would not follow: a loop (over 20), or one an upload refuses to follow. */
-function redirectFailure(error: unknown): RedirectFailure | undefined {
-  const reason = socketReason(error);
-  if (reason === 'redirect count exceeded') return 'loop';
-  if (reason === 'unexpected redirect') return 'refused';
-  return undefined;
-}
 
 /**
  * The one HTTP layer: plain `fetch` under an `Exchange` (deadline, abort, body caps), our
@@ -270,17 +259,11 @@ export class HttpClient {
     const url = `${base}${request.path}`;
     const span = this.#config.telemetry?.request(request.span, request.method, url, request.path, attempt);
     let failure: unknown;
-    let built: Awaited<ReturnType<NonNullable<HttpRequest['body']>>> | undefined;
+    let built: BuiltBody | undefined;
     // Set while fetch runs and the answer is read: only a TypeError thrown then is the network's.
     const stage = { network: false };
     try {
-      const building = json === undefined && request.body ? request.body() : undefined;
-      built = building && (await exchange.race(building).catch((error: unknown) => {
-        // Cut short while the body was being built: the body that comes later (a file it
-        // opened) is let go of, or it would stay open.
-        building.then((late) => late.release?.(), () => {}).catch(() => {});
-        throw error;
-      }));
+      if (json === undefined && request.body) built = await request.body.open(exchange);
       const headers = request.auth ? this.#headersWithKey : this.#headers;
       // fetch's default, stated for custom fetches: behind a proxy (proxyURL) the page's session
       // cookie is how the app knows who asks; the service itself never gets a cookie.
@@ -291,9 +274,7 @@ export class HttpClient {
       } else if (built) {
         init.body = built.body;
         if (built.headers) init.headers = { ...headers, ...built.headers };
-        // redirect: 'error' keeps fetch from tee-ing an upload body to replay it on a 307/308:
-        // the tee holds every byte sent until the response, the whole file (measured: +file
-        // size of RSS on Node's fetch). An upload endpoint has no reason to redirect.
+        // See requestBody(): fetch would hold the whole file to replay it on a redirect.
         init.redirect = 'error';
       }
       stage.network = true;
@@ -351,15 +332,15 @@ export class HttpClient {
     const { redactor } = this.#config;
     // Fetch's own error, as the error keeps it: without what this client's redactor knows (the key).
     const cause = keptInError(error, redactor);
-    const redirect = redirectFailure(error);
-    if (redirect === 'loop') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause, taskId });
-    if (redirect === 'refused')
+    const socket = socketReason(error);
+    if (socket === 'redirect count exceeded') return new APIError(`${what}: the server redirected more than 20 times (a redirect loop)`, { cause, taskId });
+    if (socket === 'unexpected redirect')
       return new APIError(
         `${what}: the service answered with a redirect, which an upload does not follow (replaying it would hold the whole file in memory)`,
         { cause, taskId },
       );
     if (error instanceof TypeError && network) {
-      const reason = redactor.text(socketReason(error));
+      const reason = redactor.text(socket);
       const message = failedBeforeSending(error)
         ? `could not reach ${URL.canParse(request.path) ? new URL(request.path).origin : (this.#base ?? this.#config.baseURL)} (${reason})`
         : sent

@@ -10,6 +10,7 @@ import type { TransferProgress } from '../transport/progress.ts';
 import type { ImageUpload, VideoUpload } from '../schemas/uploads.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
+import { requestBody } from '../transport/request-body.ts';
 import { IMAGE_UPLOAD_ANSWER, VIDEO_UPLOAD_ANSWER } from '../schemas/answers.ts';
 import { parseResponse } from '../validation/answers.ts';
 import { attemptBody, multipartFraming, type Framing } from './body.ts';
@@ -76,14 +77,14 @@ async function post(ports: UploaderPorts, file: PreparedFile, options: UploadOpt
       // Uploads are not billed (spec 4.2): a duplicate costs nothing, so any transient
       // failure is retried, a connection reset after sending included.
       retry: 'idempotent',
-      body: async () => {
+      body: requestBody(async () => {
         const attempt = await attemptBody(file, () => (framing ??= multipartFraming(file.filename, file.type.mediaType)), {
           onProgress: options.onProgress,
           onTooLarge: (error) => (tooLarge = error),
         });
         counted = attempt.counted;
         return attempt;
-      },
+      }),
       parse: (body, meta): ImageUpload | VideoUpload =>
         parseResponse(rule.kind === 'image' ? IMAGE_UPLOAD_ANSWER : VIDEO_UPLOAD_ANSWER, body, what, meta),
       what,
