@@ -336,8 +336,9 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
 
   it('the query budget is one sliding second for every instance: a query counts until 1 s after its answer', async () => {
     const first = await instance();
+    const second = await instance();
     const a = first.coordination.budget(5);
-    const b = (await instance()).coordination.budget(5);
+    const b = second.coordination.budget(5);
     const grants = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).take(Date.now())));
     const granted = grants.filter((g) => 'release' in g) as Array<{ release: () => void }>;
     expect(granted).toHaveLength(5);
@@ -348,8 +349,13 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
 
     const released = Date.now();
     for (const grant of granted) grant.release();
-    // Every answer is in (A's and B's, each sent on its own connection): none holds its 5 s any more.
-    const answered = async () => (await raw.zRangeWithScores('test:{budget}', 0, -1)).every(({ score }) => score < released + 1_000);
+    // Every answer is in (A's and B's, each sent on its own connection), and Redis's clock has
+    // passed each (an answer's time is estimated high, by up to half a round trip of a beat):
+    // none holds its 5 s any more.
+    const answered = async () => {
+      const { now } = await liveness('');
+      return (await raw.zRangeWithScores('test:{budget}', 0, -1)).every(({ score }) => score < released + 1_000 && score <= now);
+    };
     await until(answered, HANG_GUARD_MS, 'the answers to reach Redis');
     // Answered: a slot frees one second after its answer, reserved for the first to ask.
     const early = await a.take(Date.now());
@@ -361,7 +367,13 @@ describe.skipIf(!REDIS_AVAILABLE).each(['node-redis', 'ioredis'] as const)('redi
     expect(retryAt).toBeGreaterThanOrEqual(released + 1_000 - 5);
     expect(retryAt).toBeLessThanOrEqual(answeredAt + 1_000 + 5);
     const other = await b.take(Date.now());
-    expect((other as { retryAt: number }).retryAt).toBeGreaterThanOrEqual(retryAt - 5); // the next slot (clocks read a ms apart)
+    const otherAnsweredAt = Date.now();
+    // B waits for a slot an answer frees too (the next: A's is reserved), not for a hold to end.
+    expect((other as { retryAt: number }).retryAt).toBeGreaterThanOrEqual(released + 1_000 - 5);
+    expect((other as { retryAt: number }).retryAt).toBeLessThanOrEqual(otherAnsweredAt + 1_000 + 5);
+    // One reservation each, kept by Redis (a second after the answer, plus the 5 s hold): nobody else gets them.
+    const reservations = (await raw.zRangeWithScores('test:{budget}', 0, -1)).filter(({ score }) => score >= released + 6_000 - 5);
+    expect(reservations.map(({ value }) => value.split(':')[0]).sort()).toEqual([first.coordination.instanceId, second.coordination.instanceId].sort());
     await sleep(Math.max(0, retryAt - Date.now()) + 5);
     // The reserved slot is A's: taken without asking Redis again.
     const asked = watchCommands(first.redis, (words) => words.includes('test:{budget}'));
