@@ -104,9 +104,9 @@ export default defineConfig({
     // `npm test` runs three groups, one after the other, so that the tests whose bounds are
     // real time run beside as little CPU as possible: beside the CPU-bound rest of the suite on
     // two busy cores they missed them (the last 3 of 5 runs, at a load of 6 to 12). First
-    // test/redis/coordination.test.ts (Redis calls answered within its 200 ms commandTimeoutMs,
-    // a lease passed on within 400 ms; beside the fleets' child processes it still missed one
-    // run in two), then the fleets (a callback ending another instance's wait within 100 ms),
+    // test/redis/coordination.test.ts (real leases and timeouts; its bounds are by construction
+    // now, where 200 ms and 400 ms stopwatches missed one run in two beside the fleets' child
+    // processes), then the fleets (a callback ending another instance's wait within 100 ms),
     // then the rest. The Redis Cluster tests (six redis-server processes) are a CI step of
     // their own, two groups in turn: `npm run test:cluster` (README, "Development").
     projects: [
