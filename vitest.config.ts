@@ -33,7 +33,7 @@ const STATIC = [
  * of the rerun already takes. About a sixth of the suite's time, twice.
  */
 const SAME_ON_EVERY_NODE = ['test/**/*.property.test.ts', 'test/**/*.fuzz.test.ts'];
-const RERUN_EXCLUDES = process.env.OMNIMEDIA_RERUN === '1' ? SAME_ON_EVERY_NODE : [];
+const RERUN = process.env.OMNIMEDIA_RERUN === '1';
 
 /**
  * The page tests drive Debian's Chromium (`CHROMIUM_PATH` overrides /usr/bin/chromium). Without
@@ -42,8 +42,9 @@ const RERUN_EXCLUDES = process.env.OMNIMEDIA_RERUN === '1' ? SAME_ON_EVERY_NODE 
  */
 const CHROMIUM = ['test/studio/{page,layout,restart,workflows}.test.ts', 'test/react/chromium.test.ts', 'test/integration/studio-cli.test.ts'];
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const WITHOUT_CHROMIUM = existsSync(CHROMIUM_PATH) && process.env.OMNIMEDIA_RERUN !== '1' ? [] : CHROMIUM;
-if (WITHOUT_CHROMIUM.length > 0 && process.env.OMNIMEDIA_RERUN !== '1') {
+const WITHOUT_CHROMIUM = existsSync(CHROMIUM_PATH) ? [] : CHROMIUM;
+const RERUN_EXCLUDES = RERUN ? [...SAME_ON_EVERY_NODE, ...CHROMIUM] : [];
+if (WITHOUT_CHROMIUM.length > 0 && !RERUN) {
   if (process.env.OMNIMEDIA_REQUIRE_CHROMIUM === '1') throw new Error(`${CHROMIUM_PATH} is missing, and OMNIMEDIA_REQUIRE_CHROMIUM=1 requires it (apt-get install chromium)`);
   console.warn(`page tests in Chromium skipped: no ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH, then npm test)`);
 }
