@@ -66,7 +66,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   let mock = options.mock;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve(
-      { fetch: (request: Request) => (mock as MockService).handle(request), port: options.port ?? 0, hostname: host },
+      // overrideGlobalObjects: false: the server lives in the user's process (their tests), whose
+      // global Request and Response must stay the platform's (Hono's lighter ones broke MSW there).
+      { fetch: (request: Request) => (mock as MockService).handle(request), port: options.port ?? 0, hostname: host, overrideGlobalObjects: false },
       () => resolve(started),
     );
     started.once('error', reject);

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { server } from './msw.ts';
+import { requestsInFlight as mswInFlight } from './msw.ts';
 
 type FakeClock = { timers?: Map<unknown, { callAt: number }> };
 
@@ -15,11 +15,6 @@ function nextTimerAt(): number | undefined {
   return next;
 }
 
-// Requests MSW is still answering: fake time must not move while one is in flight.
-let inFlight = 0;
-server.events.on('request:start', () => void inFlight++);
-server.events.on('request:end', () => void inFlight--);
-server.events.on('unhandledException', () => void inFlight--);
 // Work held by holdFakeTime.
 let holds = 0;
 
@@ -48,6 +43,7 @@ export async function settle(): Promise<void> {
   const until = performance.now() + 10_000;
   for (let round = 0; (round < 2_000 || (holds > 0 && performance.now() < until)) && quiet < 8; round++) {
     await new Promise<void>((resolve) => setImmediate(resolve));
+    const inFlight = mswInFlight.size;
     const state = `${inFlight}:${holds}:${fakeTimers().length}:${nextTimerAt() ?? ''}`;
     quiet = inFlight === 0 && holds === 0 && state === seen ? quiet + 1 : 0;
     seen = state;

@@ -7,8 +7,22 @@ export const API_KEY = 'sk-test-0123456789abcdef';
 /** One MSW server per test file; a request nothing handles fails the test. */
 export const server = setupServer();
 
+/**
+ * The ids of the requests MSW is answering for this file (test/helpers/clock.ts holds fake time
+ * still while there are any). Emptied when a file starts listening: the suite's files share a
+ * worker's modules (no isolation), so a count a previous file left (a request it aborted gets no
+ * `request:end`) would hold the next file's fake time still.
+ */
+export const requestsInFlight = new Set<string>();
+server.events.on('request:start', ({ requestId }) => void requestsInFlight.add(requestId));
+server.events.on('request:end', ({ requestId }) => void requestsInFlight.delete(requestId));
+server.events.on('unhandledException', ({ requestId }) => void requestsInFlight.delete(requestId));
+
 export function useMsw(): typeof server {
-  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+  beforeAll(() => {
+    requestsInFlight.clear();
+    server.listen({ onUnhandledFrame: 'error' });
+  });
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());
   return server;

@@ -34,7 +34,7 @@ async function listen(server: Server): Promise<Receiver> {
 /** A fetch-style handler behind Hono's Node adapter. */
 export async function fetchReceiver(handle: (request: Request) => Promise<Response>): Promise<Receiver> {
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: handle, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server)) as Server;
+    const s = serve({ fetch: handle, port: 0, hostname: '127.0.0.1', overrideGlobalObjects: false }, () => resolve(s as Server)) as Server;
   });
   return { url: address(server), close: closer(server) };
 }

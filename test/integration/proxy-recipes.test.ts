@@ -35,7 +35,7 @@ beforeAll(async () => {
 
   servers.express = atRoot.listen(0, '127.0.0.1');
   servers['express (mount path)'] = mounted.listen(0, '127.0.0.1');
-  servers.hono = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  servers.hono = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1', overrideGlobalObjects: false }) as Server;
   await Promise.all(Object.values(servers).map((server) => (server.listening ? undefined : new Promise((resolve) => server.once('listening', resolve)))));
 });
 afterEach(() => {

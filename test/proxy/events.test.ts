@@ -51,7 +51,7 @@ async function startOn(kind: Server3, options: Partial<ProxyOptions> & { upstrea
   }
   const app = new Hono();
   app.all('/api/omnimedia/*', (c) => proxy.handler(c.req.raw));
-  return listen(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server);
+  return listen(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', overrideGlobalObjects: false }) as Server);
 }
 
 interface Heard {

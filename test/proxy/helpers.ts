@@ -80,7 +80,7 @@ export async function startProxy(options: Partial<ProxyOptions> & { upstream: st
   if (mode === 'node') {
     server = createServer((req, res) => proxy.nodeHandler(req, res));
     server.listen(0, '127.0.0.1');
-  } else server = serve({ fetch: proxy.handler, port: 0, hostname: '127.0.0.1' }) as Server;
+  } else server = serve({ fetch: proxy.handler, port: 0, hostname: '127.0.0.1', overrideGlobalObjects: false }) as Server;
   const port = await listening(server);
   return {
     url: `http://127.0.0.1:${port}`,

@@ -10,6 +10,17 @@ afterEach(async () => {
 });
 
 describe('startMockServer', () => {
+  it("leaves the process's Request and Response alone (a user's MSW and instanceof checks keep the platform's classes)", async () => {
+    const { Request: request, Response: response } = globalThis;
+    server = await startMockServer({ durations: { pending: 0, image: 0 } });
+    expect((await fetch(`${server.url}/v1/tasks/none`)).status).toBe(404);
+    // @hono/node-server puts its own lighter classes on the global object unless told not to:
+    // then MSW's `HttpResponse.error()` threw ERR_HTTP_INVALID_STATUS_CODE in the user's process.
+    expect(globalThis.Request).toBe(request);
+    expect(globalThis.Response).toBe(response);
+    expect(Response.error().type).toBe('error');
+  });
+
   it('listens on a free loopback port and answers like the handler', async () => {
     server = await startMockServer({ durations: { pending: 0, image: 0 } });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
