@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { sampleFiles, startMockServer } from 'omnimedia/testing';
 import { codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
 import { runnableBlocks, type RunInstruction } from '../helpers/runnable.ts';
@@ -72,7 +72,7 @@ const startsTheBin = (block: CodeBlock) => /command: 'npx',\s*args: \['omnimedia
 let built: Promise<string> | undefined;
 /** `dir/node_modules/omnimedia` as npm installs it: the built package, its bin linked in .bin. */
 async function installPackage(dir: string): Promise<void> {
-  const cli = await (built ??= buildCli('omnimedia-docs-snippets'));
+  const cli = await (built ??= buildCli());
   mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(dirname(dirname(cli)), join(dir, 'node_modules', 'omnimedia'));
   symlinkSync(cli, join(dir, 'node_modules', '.bin', 'omnimedia'));
@@ -151,8 +151,8 @@ describe('the examples of the README and the guides', () => {
       const file = join(blockDir, fileName(block));
       writeFileSync(file, `${block.code}\nexport {};\n`);
       process.chdir(blockDir);
-      process.env.OMNIMEDIA_BASE_URL = server.url;
-      process.env.OMNIMEDIA_API_KEY = 'sk-mock';
+      vi.stubEnv('OMNIMEDIA_BASE_URL', server.url);
+      vi.stubEnv('OMNIMEDIA_API_KEY', 'sk-mock');
       try {
         await import(pathToFileURL(file).href);
       } finally {

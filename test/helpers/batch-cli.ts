@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startMockServer, type MockServer, type MockServerOptions } from 'omnimedia/testing';
+import { childEnv } from './child-env.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const NODE = `${ROOT}node_modules/.bin/node`;
@@ -65,7 +66,7 @@ export function startBatch(args: readonly string[], baseURL: string, cwd?: strin
   const command = [...wrapper, NODE, '--experimental-transform-types', '--no-warnings', '--import', HOOK, CLI, 'batch', ...args];
   const child = spawn(command[0] as string, command.slice(1), {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OMNIMEDIA_BASE_URL: baseURL, OMNIMEDIA_API_KEY: 'sk-mock' },
+    env: childEnv({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', OMNIMEDIA_BASE_URL: baseURL, OMNIMEDIA_API_KEY: 'sk-mock' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -17,7 +17,7 @@ let cli: string;
 let dir: string;
 
 beforeAll(async () => {
-  cli = await buildCli('omnimedia-studio-e2e');
+  cli = await buildCli();
   await buildStudioPage(join(dirname(cli), 'studio'));
   dir = await mkdtemp(join(tmpdir(), 'omnimedia-studio-cli-'));
 }, 600_000);

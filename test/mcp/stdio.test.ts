@@ -23,8 +23,7 @@ let CLI_PATH: string;
 const runBuilt = (args: readonly string[], options: Parameters<typeof runProcess>[2]) => runProcess(process.execPath, [CLI_PATH, ...args], options);
 
 beforeAll(async () => {
-  // Its own build directory: test/integration/cli.test.ts builds (and cleans) the shared one.
-  CLI_PATH = await buildCli('omnimedia-mcp-e2e');
+  CLI_PATH = await buildCli();
   server = await startMockServer({ durations: { pending: 100, image: 200, imageEdit: 200, video: 300, videoEdit: 300 } });
   dir = await mkdtemp(join(tmpdir(), 'omnimedia-mcp-stdio-'));
   await writeFile(join(dir, 'photo.png'), await readFile(fileURLToPath(new URL('../fixtures/tiny.png', import.meta.url))));

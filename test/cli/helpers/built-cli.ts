@@ -1,31 +1,104 @@
 import { spawn } from 'node:child_process';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Options } from 'tsup';
 import { onTestFinished } from 'vitest';
+import { childEnv } from '../../helpers/child-env.ts';
 import configs from '../../../tsup.config.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-// Inside node_modules, so the built package finds its dependencies (ky, zod...) the way an
+// Inside node_modules, so the built package finds its dependencies (zod...) the way an
 // installed one does, and beside its own package.json, so `import 'omnimedia'` in dist/cli.js
 // resolves by self-reference exactly as in a user's node_modules.
-const packageDir = (name: string) => `${ROOT}node_modules/.cache/${name}/`;
-export const CLI_PATH = `${packageDir('omnimedia-cli-e2e')}dist/cli.js`;
+const CACHE = `${ROOT}node_modules/.cache/`;
+const BUILT = 'omnimedia-built-';
+
+/** What the build reads (src/, the tsup config, package.json, tsconfig.json), as one digest. */
+async function sourceDigest(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = (await readdir(`${ROOT}src`, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  for (const file of [...files, `${ROOT}tsup.config.ts`, `${ROOT}package.json`, `${ROOT}tsconfig.json`]) {
+    hash.update(`${file}\0`);
+    hash.update(await readFile(file));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The built CLI's path, once `buildCli()` has run. */
+export let CLI_PATH = '';
 
 /**
- * Build the package with the repo's own tsup config (declarations off, for speed) into a
- * private directory (one per test file that builds: `name`): a test never races another
- * process that cleans or rebuilds dist/, nor another file's build. Returns the bin's path.
+ * The package built with the repo's own tsup config (declarations off, for speed), once per
+ * content of what the build reads: the files that build share it, one building while the others
+ * wait, and a second run of the suite without a change builds nothing (the four callers built
+ * their own before: ~6 s of CPU each). A build goes to a directory of its own and is renamed
+ * into place whole, so a test never sees a half-built package; builds of older contents are
+ * removed. Returns the bin's path.
  */
-export async function buildCli(name = 'omnimedia-cli-e2e'): Promise<string> {
-  const dir = packageDir(name);
-  await mkdir(dir, { recursive: true });
-  await copyFile(`${ROOT}package.json`, `${dir}package.json`);
-  const list = (Array.isArray(configs) ? configs : [configs]) as Options[];
-  for (const config of list) {
-    await build({ ...config, outDir: `${dir}dist`, dts: false, sourcemap: false, config: false, silent: true });
+export async function buildCli(): Promise<string> {
+  const digest = await sourceDigest();
+  const dir = `${CACHE}${BUILT}${digest}/`;
+  const lock = `${CACHE}omnimedia-building-${digest}.lock`;
+  await mkdir(CACHE, { recursive: true });
+  while (!existsSync(`${dir}dist/cli.js`)) {
+    if (!(await takeLock(lock))) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
+    }
+    try {
+      if (!existsSync(`${dir}dist/cli.js`)) await buildInto(dir);
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+    for (const entry of await readdir(CACHE)) {
+      if (entry.startsWith(BUILT) && entry !== `${BUILT}${digest}`) await rm(`${CACHE}${entry}`, { recursive: true, force: true });
+    }
   }
-  return `${dir}dist/cli.js`;
+  return (CLI_PATH = `${dir}dist/cli.js`);
+}
+
+/** `true` when this process now holds `lock` (a directory naming its pid); a dead holder's lock is taken over. */
+async function takeLock(lock: string): Promise<boolean> {
+  try {
+    await mkdir(lock);
+    await writeFile(`${lock}/pid`, String(process.pid));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = Number(await readFile(`${lock}/pid`, 'utf8').catch(() => ''));
+    // No pid yet: the holder is between its mkdir and its write.
+    if (holder > 0 && !isAlive(holder)) await rm(lock, { recursive: true, force: true });
+    return false;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function buildInto(dir: string): Promise<void> {
+  const building = await mkdtemp(`${CACHE}omnimedia-building-`);
+  try {
+    await copyFile(`${ROOT}package.json`, `${building}/package.json`);
+    const list = (Array.isArray(configs) ? configs : [configs]) as Options[];
+    for (const config of list) {
+      await build({ ...config, outDir: `${building}/dist`, dts: false, sourcemap: false, config: false, silent: true });
+    }
+    await rename(building, dir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
 }
 
 export interface Spawned {
@@ -50,7 +123,7 @@ export function runProcess(
 ): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+      env: childEnv({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // A test that ends first (its timeout, a failed expectation) takes its child with it: left
