@@ -123,8 +123,8 @@ export default defineConfig({
       { extends: true, test: { name: 'fleet', include: [FLEET], sequence: { groupOrder: 0 } } },
       // Each file in a process of its own (vitest's isolation). Without it the suite took ~8 %
       // less CPU, and files met what earlier files left in the process: the global Request that
-      // startMockServer replaced (fixed), a proxy's rate limit that no longer counted across
-      // processes, an AI SDK call that never ended: not worth a run that passes by file order.
+      // startMockServer replaced (fixed), a module another file mocks, an AI SDK call that never
+      // ended under fake time: not worth a run that passes by file order.
       { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**', ...STATIC, ...WITHOUT_CHROMIUM, ...RERUN_EXCLUDES], sequence: { groupOrder: 0 } } },
       // Beside 'suite'. CPU only (a TypeScript program of all src/ takes 5 s idle and took 31 s
       // at a load of 12): the timeout guards against a hang, it is no bound on this machine's

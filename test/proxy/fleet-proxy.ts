@@ -8,7 +8,8 @@ import { createProxy } from 'omnimedia/proxy';
 import { redisCoordination } from 'omnimedia/redis';
 
 const redis = new Redis(process.env.REDIS_URL as string);
-const coordination = redisCoordination(redis, { prefix: 'fleet:' });
+// COMMAND_TIMEOUT_MS: the test's 5 s, so that only a stalled Redis is an outage.
+const coordination = redisCoordination(redis, { prefix: 'fleet:', ...(process.env.COMMAND_TIMEOUT_MS ? { commandTimeoutMs: Number(process.env.COMMAND_TIMEOUT_MS) } : {}) });
 const proxy = createProxy({
   apiKey: 'sk-fleet',
   baseURL: process.env.UPSTREAM,
