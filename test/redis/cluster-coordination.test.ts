@@ -288,11 +288,12 @@ describe.skipIf(!CLUSTER_AVAILABLE)('redisCoordination on a Redis Cluster', () =
   }, 30_000);
 
   it('SIGKILL the master of the fleet’s keys: one warning, local fallbacks meanwhile, no acknowledged journal entry lost, sharing resumes by itself (a node-redis client with a stale slot map too)', async () => {
-    // 1 s: the failover's unanswered commands become an outage soon, and a starved machine's late
-    // timers do not make a second one (300 ms made three pairs at a load of 10).
-    const a = await instance('node-redis', { commandTimeoutMs: 1_000 });
-    const b = await instance('ioredis', { commandTimeoutMs: 1_000 });
-    const c = await instance('node-redis', { staleMaps: true, commandTimeoutMs: 1_000 });
+    // 300 ms: the outage this test is about must be seen while the cluster fails over (with 1 s an
+    // instance's commands waited the failover out and it saw none). At a load of 10 a late timer
+    // then made a third outage pair now and then: left as it is (issue 41's closing note).
+    const a = await instance('node-redis', { commandTimeoutMs: 300 });
+    const b = await instance('ioredis', { commandTimeoutMs: 300 });
+    const c = await instance('node-redis', { staleMaps: true, commandTimeoutMs: 300 });
     await subscribers(3);
     const master = await cluster.masterOf('c:{journal}');
     const acknowledged: string[] = [];
