@@ -96,7 +96,9 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   let size = 0;
   // Where the copy is, built into a path only for an error (a task answer is copied on every query).
   const trail: (string | number)[] = [];
-  const ancestors = new Set<object>();
+  // The objects above the one being copied: a stack (at most MAX_DEPTH deep, a task's is 3),
+  // cheaper than a Set for a copy made on every answer.
+  const ancestors: object[] = [];
   const refuse = (problem: PlainDataProblem, message: string) => new PlainDataError(problem, message, pathOf(trail));
   const grow = (bytes: number) => {
     if (maxBytes === undefined) return;
@@ -126,7 +128,7 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
           grow(4);
           return null;
         }
-        if (ancestors.has(input)) throw refuse('cycle', 'holds itself (a cycle), which JSON cannot carry');
+        if (ancestors.includes(input)) throw refuse('cycle', 'holds itself (a cycle), which JSON cannot carry');
         let isArray: boolean;
         let plain: boolean;
         try {
@@ -145,11 +147,11 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
           }
           throw refuse('not_data', `holds a ${typeof name === 'string' && name ? name : 'non-plain'} object, not JSON data`);
         }
-        ancestors.add(input);
+        ancestors.push(input);
         try {
           return isArray ? copyArray(input as unknown[], depth) : copyObject(input as Record<string, unknown>, depth);
         } finally {
-          ancestors.delete(input);
+          ancestors.pop();
         }
       }
       default:
@@ -215,4 +217,30 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
     return out;
   };
   return copy(value, 0);
+}
+
+/**
+ * What could parse as a number JSON cannot carry (`1e400`): a number token with an exponent
+ * (after the start, a `:`, `,` or `[`: an id such as `task_8e2f` in a string is none), or 300
+ * digits in a row.
+ */
+const MAYBE_HUGE = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]|\d{300}/;
+
+/**
+ * Whether `JSON.parse(text)` is plain data as `toPlainData` would copy it, unchanged, read from
+ * the text alone: no `__proto__` key (nor an escape that could spell one), no number past the
+ * finite, at most `MAX_DEPTH` brackets in all, too short for an array past `MAX_ARRAY_ITEMS`.
+ * Conservative: `false` says only "copy it to know" (a `__proto__` in a string value, say).
+ * Why: the copy of every answer was a tenth of a task query's cost against raw fetch (bench
+ * overhead, issue 40), and a task's answer passes all of this.
+ */
+export function parsesAsPlainData(text: string): boolean {
+  if (text.length > 2 * MAX_ARRAY_ITEMS || text.includes('__proto__') || text.includes('\\u') || MAYBE_HUGE.test(text)) return false;
+  let brackets = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // [ and {
+    if ((code === 0x5b || code === 0x7b) && ++brackets > MAX_DEPTH) return false;
+  }
+  return true;
 }
