@@ -219,28 +219,3 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   return copy(value, 0);
 }
 
-/**
- * What could parse as a number JSON cannot carry (`1e400`): a number token with an exponent
- * (after the start, a `:`, `,` or `[`: an id such as `task_8e2f` in a string is none), or 300
- * digits in a row.
- */
-const MAYBE_HUGE = /(?:^|[:,[])\s*-?\d+(?:\.\d+)?[eE]|\d{300}/;
-
-/**
- * Whether `JSON.parse(text)` is plain data as `toPlainData` would copy it, unchanged, read from
- * the text alone: no `__proto__` key (nor an escape that could spell one), no number past the
- * finite, at most `MAX_DEPTH` brackets in all, too short for an array past `MAX_ARRAY_ITEMS`.
- * Conservative: `false` says only "copy it to know" (a `__proto__` in a string value, say).
- * Why: the copy of every answer was a tenth of a task query's cost against raw fetch (bench
- * overhead, issue 40), and a task's answer passes all of this.
- */
-export function parsesAsPlainData(text: string): boolean {
-  if (text.length > 2 * MAX_ARRAY_ITEMS || text.includes('__proto__') || text.includes('\\u') || MAYBE_HUGE.test(text)) return false;
-  let brackets = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // [ and {
-    if ((code === 0x5b || code === 0x7b) && ++brackets > MAX_DEPTH) return false;
-  }
-  return true;
-}

@@ -79,17 +79,6 @@ function readAs(rule: 's' | 'n' | 't', value: unknown): unknown {
   return Number.isFinite(number) && (/[.e]/i.test(value) || Number.isSafeInteger(number)) ? number : undefined;
 }
 
-/**
- * The entries of a fields or required record, made once per record (they are the answers'
- * shapes, made at load): an answer read makes none (`Object.entries` made 16 arrays a task).
- */
-const ENTRIES = new WeakMap<object, [string, unknown][]>();
-function entriesOf<V>(record: Record<string, V>): [string, V][] {
-  let entries = ENTRIES.get(record);
-  if (!entries) ENTRIES.set(record, (entries = Object.entries(record)));
-  return entries as [string, V][];
-}
-
 /** Reads the known fields of answers, noting what it read or left out. */
 class Reader {
   readonly notes: AnswerNote[] = [];
@@ -104,7 +93,7 @@ class Reader {
   /** The known fields of `input` read by `fields`, unknown ones kept, into a fresh object. */
   object(input: Record<string, unknown>, fields: Fields, prefix = ''): Record<string, unknown> {
     const out: Record<string, unknown> = { ...input };
-    for (const [key, rule] of entriesOf(fields)) {
+    for (const [key, rule] of Object.entries(fields)) {
       const value = input[key];
       const field = prefix + key;
       let read: unknown = value;
@@ -145,7 +134,7 @@ export function readAnswer(input: unknown, { required, fields, defaults = {} }: 
   const reader = new Reader();
   const value = reader.object(input, fields);
   const problems: AnswerProblem[] = [];
-  for (const [field, rule] of entriesOf(required)) {
+  for (const [field, rule] of Object.entries(required)) {
     let given = value[field];
     const fallback = defaults[field];
     if (typeof given !== 'string' && fallback !== undefined) {

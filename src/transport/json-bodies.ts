@@ -3,7 +3,8 @@
  * answer's text as data, each failing with the error that names whose fault it is.
  */
 import { APIError, ValidationError } from '../errors.ts';
-import { parsesAsPlainData, PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { parsesAsPlainData } from '../internal/plain-json.ts';
 import type { Redactor } from '../internal/redact.ts';
 import type { HttpRequest, ResponseMeta } from './http-client.ts';
 

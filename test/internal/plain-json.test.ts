@@ -3,7 +3,8 @@
 // task query's cost against raw fetch, issue 40). It may say "copy" too often, never too seldom.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ARRAY_ITEMS, MAX_DEPTH, parsesAsPlainData, toPlainData } from '../../src/internal/plain-data.ts';
+import { MAX_ARRAY_ITEMS, MAX_DEPTH, toPlainData } from '../../src/internal/plain-data.ts';
+import { parsesAsPlainData } from '../../src/internal/plain-json.ts';
 import { parseJsonAnswer } from '../../src/transport/json-bodies.ts';
 import { APIError } from '../../src/errors.ts';
 
