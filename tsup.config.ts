@@ -128,7 +128,8 @@ const minifiedForNode: Options = { minifyWhitespace: true, minifySyntax: true, p
  * The CommonJS builds: whitespace-minified only (comments out too; names and statements kept).
  * Syntax-minified, esbuild merges the helpers' declarations into one `var a=...,b=...`, and
  * are-the-types-wrong no longer reads the CommonJS exports (a false "incorrect default export").
- * dist/index.cjs 235 -> 168 KB; require('omnimedia') 0.6-1.8 ms less CPU (3 paired runs of 30-40, load 4-10).
+ * dist/index.cjs 235 -> 168 KB (the CommonJS files a third smaller); require('omnimedia') within the
+ * noise of before (paired CPU times, -1.8 to +2.1 ms at load 4-10): kept for the package's size.
  */
 const whitespaceMinifiedForNode: Options = { minifyWhitespace: true, plugins: [keepImportComments] };
 
