@@ -34,11 +34,13 @@ export const BUDGETS = { client: 21, tasks: 10.9, 'ai-sdk': 5 } as const;
  * page: 30.9 -> 28.8 KB, then 29.1 with issue 39's live-page fixes (a delay in every retry path, named
  * stream states), 29.0 once the batch's file saving and the building of an upload's body left
  * the builds that have no use for them (omnimedia/tasks 16.1 -> 16.0), then 29.2 / 16.2 with
- * the one redaction of every error's message and cause chain (+0.12 KB each); the task
- * client's parts are the waiting layer, the transport and the answer reader, all of which a
- * page runs).
+ * the one redaction of every error's message and cause chain (+0.12 KB each), then 29.3 with
+ * the exchange racing its phases without a listener each (+0.1 KB for about 7 µs less a call;
+ * a page's build copies every answer, so the answer check does not ship to it: +0.00 KB for
+ * omnimedia/tasks); the task client's parts are the waiting layer, the transport and the
+ * answer reader, all of which a page runs).
  */
-export const CEILINGS: Record<keyof typeof BUDGETS, number> = { client: 29.2, tasks: 16.2, 'ai-sdk': BUDGETS['ai-sdk'] };
+export const CEILINGS: Record<keyof typeof BUDGETS, number> = { client: 29.3, tasks: 16.2, 'ai-sdk': BUDGETS['ai-sdk'] };
 const KB = 1000;
 
 export const ENTRIES = {

@@ -96,7 +96,9 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   let size = 0;
   // Where the copy is, built into a path only for an error (a task answer is copied on every query).
   const trail: (string | number)[] = [];
-  const ancestors = new Set<object>();
+  // The objects above the one being copied: a stack (at most MAX_DEPTH deep, a task's is 3),
+  // cheaper than a Set for a copy made on every answer.
+  const ancestors: object[] = [];
   const refuse = (problem: PlainDataProblem, message: string) => new PlainDataError(problem, message, pathOf(trail));
   const grow = (bytes: number) => {
     if (maxBytes === undefined) return;
@@ -126,7 +128,7 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
           grow(4);
           return null;
         }
-        if (ancestors.has(input)) throw refuse('cycle', 'holds itself (a cycle), which JSON cannot carry');
+        if (ancestors.includes(input)) throw refuse('cycle', 'holds itself (a cycle), which JSON cannot carry');
         let isArray: boolean;
         let plain: boolean;
         try {
@@ -145,11 +147,11 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
           }
           throw refuse('not_data', `holds a ${typeof name === 'string' && name ? name : 'non-plain'} object, not JSON data`);
         }
-        ancestors.add(input);
+        ancestors.push(input);
         try {
           return isArray ? copyArray(input as unknown[], depth) : copyObject(input as Record<string, unknown>, depth);
         } finally {
-          ancestors.delete(input);
+          ancestors.pop();
         }
       }
       default:
@@ -216,3 +218,4 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   };
   return copy(value, 0);
 }
+

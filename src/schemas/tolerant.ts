@@ -100,20 +100,24 @@ class Reader {
       if (value === null || value === undefined) read = undefined;
       else if (typeof rule === 'object') {
         const { list, id } = rule;
-        read = Array.isArray(value)
-          ? value.flatMap((item) => {
-              if (isRecord(item) && (id === undefined || typeof item[id] === 'string')) return [this.object(item, list, `${field}[].`)];
-              this.note(`${field}[]${id && isRecord(item) ? `.${id}` : ''}`, id && isRecord(item) ? item[id] : item);
-              return [];
-            })
-          : this.note(field, value);
+        if (Array.isArray(value)) {
+          // A loop, not flatMap: two lists a task, and flatMap made an array per item.
+          const items: Record<string, unknown>[] = [];
+          for (const item of value) {
+            if (isRecord(item) && (id === undefined || typeof item[id] === 'string')) items.push(this.object(item, list, `${field}[].`));
+            else this.note(`${field}[]${id && isRecord(item) ? `.${id}` : ''}`, id && isRecord(item) ? item[id] : item);
+          }
+          read = items;
+        } else read = this.note(field, value);
       } else {
         // A time is read whatever its type: a number may be in ms.
         const typed = rule !== 't' && typeof value === (rule === 's' ? 'string' : 'number');
         if (!typed && (read = readAs(rule, value)) !== value) this.note(field, value, read);
       }
-      if (read === undefined) delete out[key];
-      else out[key] = read;
+      // A known field absent from the answer has nothing to delete (most of a task's are absent).
+      if (read === undefined) {
+        if (key in out) delete out[key];
+      } else out[key] = read;
     }
     return out;
   }

@@ -4,6 +4,7 @@
  */
 import { APIError, ValidationError } from '../errors.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
+import { parsesAsPlainData } from '../internal/plain-json.ts';
 import type { Redactor } from '../internal/redact.ts';
 import type { HttpRequest, ResponseMeta } from './http-client.ts';
 
@@ -33,7 +34,8 @@ export function parseJsonAnswer(text: string, meta: ResponseMeta, request: HttpR
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-    return toPlainData(parsed);
+    // JSON whose text shows it needs no change is used as parsed: a copy would be the same.
+    return parsesAsPlainData(text) ? parsed : toPlainData(parsed);
   } catch (error) {
     problem = error instanceof PlainDataError ? `JSON that ${error.message}` : 'a body that is not JSON';
   }
