@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Options } from 'tsup';
 import { onTestFinished } from 'vitest';
 import { childEnv } from '../../helpers/child-env.ts';
+import { UsageError } from '../../../src/cli/args.ts';
+import { lockDir } from '../../../src/cli/batch-lock.ts';
 import configs from '../../../tsup.config.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,47 +46,28 @@ export let CLI_PATH = '';
 export async function buildCli(): Promise<string> {
   const digest = await sourceDigest();
   const dir = `${CACHE}${BUILT}${digest}/`;
-  const lock = `${CACHE}omnimedia-building-${digest}.lock`;
-  await mkdir(CACHE, { recursive: true });
+  // The batch's own directory lock (one owner, a dead one's lock taken over), on a directory of its own.
+  const locks = `${CACHE}omnimedia-build-lock/`;
+  await mkdir(locks, { recursive: true });
   while (!existsSync(`${dir}dist/cli.js`)) {
-    if (!(await takeLock(lock))) {
+    const lock = await lockDir(locks, () => {}).catch((error: unknown) => {
+      if (error instanceof UsageError) return undefined; // held by another build
+      throw error;
+    });
+    if (!lock) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       continue;
     }
     try {
       if (!existsSync(`${dir}dist/cli.js`)) await buildInto(dir);
     } finally {
-      await rm(lock, { recursive: true, force: true });
+      await lock.release();
     }
     for (const entry of await readdir(CACHE)) {
       if (entry.startsWith(BUILT) && entry !== `${BUILT}${digest}`) await rm(`${CACHE}${entry}`, { recursive: true, force: true });
     }
   }
   return (CLI_PATH = `${dir}dist/cli.js`);
-}
-
-/** `true` when this process now holds `lock` (a directory naming its pid); a dead holder's lock is taken over. */
-async function takeLock(lock: string): Promise<boolean> {
-  try {
-    await mkdir(lock);
-    await writeFile(`${lock}/pid`, String(process.pid));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const holder = Number(await readFile(`${lock}/pid`, 'utf8').catch(() => ''));
-    // No pid yet: the holder is between its mkdir and its write.
-    if (holder > 0 && !isAlive(holder)) await rm(lock, { recursive: true, force: true });
-    return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function buildInto(dir: string): Promise<void> {
