@@ -32,3 +32,19 @@ describe('an error keeps no URL password', () => {
     expect(new TaskFailedError(task).task).toBe(task);
   });
 });
+
+describe('a task given by the caller whose status is no string', () => {
+  // fast-check's seed -810168032 (files.property.test.ts): `{ toString: 0 }` as the status made
+  // the error's own message throw a raw TypeError ("Cannot convert object to primitive value").
+  it.each([
+    ['{ toString: 0 }', { toString: 0 }],
+    ['a throwing toString', { toString: () => { throw new Error('no'); } }],
+    ['no prototype', Object.create(null) as object],
+  ])('files.download rejects with UnusableResultError, the status shown by its kind (%s)', async (_name, status) => {
+    const client = new OmniMedia({ apiKey: 'sk-service-data-test', baseURL: 'http://127.0.0.1:9' });
+    const task = { task_id: 'task_odd', status, data: [{ url: 'not a url' }] } as unknown as TaskResult;
+    const error = await client.files.download(task).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnusableResultError);
+    expect((error as Error).message).toMatch(/^Task task_odd \(status a object\) has no usable result: data\[0\]\.url/);
+  });
+});
