@@ -1,7 +1,7 @@
 // The errors layer's file for UnusableResultError (errors.ts is at its 400 lines); every other
 // error class is in errors.ts.
 import { OmniMediaError } from '../errors.ts';
-import { shown } from '../internal/error-text.ts';
+import { shownQuoted } from '../internal/error-text.ts';
 import type { TaskResult } from '../schemas/task.ts';
 import { keptInError } from './service-data.ts';
 
@@ -26,8 +26,7 @@ export class UnusableResultError extends OmniMediaError {
   /** @param problem what is wrong with its results (`data[1].url must be an absolute URL`). */
   constructor(task: TaskResult, problem: string) {
     // A caller's task may hold anything as its status: shown by its kind, its toString never called.
-    const status = typeof task.status === 'string' ? `"${shown(task.status)}"` : shown(task.status);
-    super(`Task ${task.task_id} (status ${status}) has no usable result: ${problem}`, { taskId: task.task_id });
+    super(`Task ${task.task_id} (status ${shownQuoted(task.status)}) has no usable result: ${problem}`, { taskId: task.task_id });
     this.task = keptInError(task);
   }
 }

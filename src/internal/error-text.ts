@@ -20,3 +20,8 @@ export function shown(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
+
+/** `shown(value)`, a string in double quotes (JSON's escapes): a status as a message quotes it. */
+export function shownQuoted(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(shown(value)) : shown(value);
+}

@@ -218,4 +218,3 @@ export function toPlainData(value: unknown, reading: number | PlainDataReading =
   };
   return copy(value, 0);
 }
-

@@ -5,7 +5,7 @@ import { UnusableResultError } from '../errors/unusable-result.ts';
 import { downloadOne, outputBase } from '../downloads/download.ts';
 import { settleStaged, type Staged } from '../downloads/node-targets.ts';
 import type { DownloadTarget, NodeWritableLike, TaskDownloadTarget, TaskWithOutputs } from '../downloads/targets.ts';
-import { errorText, shown } from '../internal/error-text.ts';
+import { errorText, shownQuoted } from '../internal/error-text.ts';
 import type { Telemetry, TelemetrySpan } from '../telemetry/ports.ts';
 import type { HttpClient } from '../transport/http-client.ts';
 import type { TaskResult } from '../schemas/task.ts';
@@ -205,8 +205,7 @@ export function resultURLs(task: TaskWithOutputs, taskId: string | undefined): s
     const problem = typeof url === 'string' ? urlProblem(url) : 'is missing';
     return problem ? [{ path: `data[${i}].url`, message: problem }] : [];
   });
-  const status = typeof task.status === 'string' ? JSON.stringify(shown(task.status)) : shown(task.status);
-  if (entries.length === 0) problems.push({ path: 'data', message: `holds no result URL (status ${status})` });
+  if (entries.length === 0) problems.push({ path: 'data', message: `holds no result URL (status ${shownQuoted(task.status)})` });
   if (problems.length === 0) return entries.map((entry: { url: string }) => entry.url);
   if (taskId === undefined) throw new ValidationError(problems, 'files.download task');
   const summary = problems.map((p) => `${p.path} ${p.message}`).join('; ');
