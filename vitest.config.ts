@@ -35,7 +35,8 @@ const STATIC = [
 ];
 
 /**
- * What CI's reruns on Node 22 and 26 leave out besides 'static' (`OMNIMEDIA_RERUN=1`, .ci/run):
+ * What CI's reruns on Node 22 and 26 leave out besides projects 'static' and 'fleet' (.ci/run
+ * says why) and, with `OMNIMEDIA_RERUN=1`:
  * the page tests, where Chromium runs the code under test (the Node side, the proxy and the
  * studio's server, has tests of its own that do rerun), and the property tests, which draw
  * thousands of inputs through the same parsing and checking code whose every path a plain test
@@ -107,10 +108,12 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A stalled body that only a full GC shows (test/integration/hostile-network.test.ts calls gc()).
     execArgv: ['--expose-gc'],
-    // Most of the suite's time is waiting (a real Redis, child processes, the mock's task
-    // times), not CPU: 83 s of CPU in a 288 s run. vitest's default on two cores is one worker
-    // (cores - 1), so every wait was served alone; OMNIMEDIA_TEST_WORKERS overrides.
-    maxWorkers: Number(process.env.OMNIMEDIA_TEST_WORKERS ?? 4),
+    // Six files at once on two cores: a fifth of the files spend most of their time waiting (a
+    // real Redis, child processes, the mock's task times, Chromium), and with four workers three
+    // of them at once left a core idle (429 s of CPU in 291 s of wall, 74 % of two cores; with
+    // six, 446 s in 261 s, 85 %). vitest's default on two cores is one worker (cores - 1).
+    // OMNIMEDIA_TEST_WORKERS overrides.
+    maxWorkers: Number(process.env.OMNIMEDIA_TEST_WORKERS ?? 6),
     sequence: { sequencer: RealTimeFirst },
     // `npm test` runs its projects side by side, as one group: every test of the redis and fleet
     // projects asserts by construction or on the contract's figures now, and passed three runs in
