@@ -126,15 +126,21 @@ describe('files.download over real HTTP (loopback)', () => {
 
   it('a task whose output fails: the others stop at once and nothing is left behind, an older file kept', async () => {
     const stalled: { aborted: boolean }[] = [];
+    let slowStarted!: () => void;
+    const slowOnItsWay = new Promise<void>((resolve) => (slowStarted = resolve));
     loopback.handle((req, res) => {
-      if (req.path === '/r/fails') return void res.writeHead(404).end('gone');
+      // The third fails only once the second is on its way: the three start together, and on a
+      // busy machine (CI's Node 22 run) the 404 was read before the slow request reached the
+      // server, which then never saw it (nothing to stop: `stalled` stayed empty).
+      if (req.path === '/r/fails') return void slowOnItsWay.then(() => res.writeHead(404).end('gone'));
       if (req.path === '/r/slow') {
         // Half of it, then nothing: the download goes on until something stops it.
         const seen = { aborted: false };
         stalled.push(seen);
         res.on('close', () => (seen.aborted = true));
         res.writeHead(200, { 'content-length': String(big.byteLength) });
-        return void res.write(big.subarray(0, 512 * 1024));
+        res.write(big.subarray(0, 512 * 1024));
+        return void slowStarted();
       }
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(png.bytes.byteLength) }).end(png.bytes);
     });
