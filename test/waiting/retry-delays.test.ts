@@ -27,14 +27,20 @@ async function drive(operation: () => Promise<unknown>, state: { ticks: number }
       state.ticks++;
       callback(...args);
     }, ms)) as typeof setTimeout;
-  vi.stubGlobal('setTimeout', counting);
-  let settled = false;
-  const done = operation().then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  for (let i = 0; i < 10_000 && !settled; i++) await vi.advanceTimersToNextTimerAsync();
-  await done;
+  // Put back here, while the fake timers still run: vitest's own unstub comes after afterEach's
+  // useRealTimers, and would bring the fake setTimeout back for whatever runs next.
+  globalThis.setTimeout = counting;
+  try {
+    let settled = false;
+    const done = operation().then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    for (let i = 0; i < 10_000 && !settled; i++) await vi.advanceTimersToNextTimerAsync();
+    await done;
+  } finally {
+    globalThis.setTimeout = fake;
+  }
 }
 
 /** Attempts noted at the tick they happened: none two at the same tick. */
