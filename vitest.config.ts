@@ -108,7 +108,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A stalled body that only a full GC shows (test/integration/hostile-network.test.ts calls gc()).
     execArgv: ['--expose-gc'],
-    // After each file: real timers, spies and the working directory back, and a file that left a
+    // After each file: real timers and the working directory back, and a file that left a
     // timer global replaced fails (a later file sharing the worker would wait on a fake clock).
     setupFiles: ['test/helpers/between-files.ts'],
     // Six files at once on two cores: a fifth of the files spend most of their time waiting (a
