@@ -231,9 +231,21 @@ export class MockService {
 
   /** End a running task now as `failed` with `reason` (its callback, if any, is sent now). */
   failTask(taskId: string, reason = 'provider_error'): this {
+    return this.#endTask(taskId, 'failed', reason);
+  }
+
+  /**
+   * End a running task now as `completed`, with its results (its callback, if any, is sent now):
+   * a test chooses the moment a task ends instead of racing its duration.
+   */
+  completeTask(taskId: string): this {
+    return this.#endTask(taskId, 'completed');
+  }
+
+  #endTask(taskId: string, outcome: 'completed' | 'failed', reason?: string): this {
     const task = this.#tasks.get(taskId);
     if (!task) throw new Error(`mock: no task ${taskId}`);
-    task.failNow(reason);
+    task.endNow(outcome, reason);
     this.#scheduleCallback(task);
     return this;
   }

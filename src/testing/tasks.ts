@@ -138,16 +138,16 @@ export class MockTask {
   }
 
   /**
-   * End the task now as failed (a scenario control): the running attempt, or a first one if
-   * the task is still pending, fails with `reason`. Later attempts are dropped.
+   * End the task now (a scenario control): the running attempt, or a first one if the task is
+   * still pending, ends `completed` or `failed` with `reason`. Later attempts are dropped.
    */
-  failNow(reason: string, at = now()): void {
+  endNow(outcome: 'completed' | 'failed', reason?: string, at = now()): void {
     if (this.isTerminal(at)) throw new Error(`mock: task ${this.id} already ended (${this.status(at)})`);
     const finished = this.#progress(at).finished.map((f) => f.attempt);
-    // Still pending: the first attempt starts now (and fails at once).
+    // Still pending: the first attempt starts now (and ends at once).
     this.init.pendingMs = Math.min(this.init.pendingMs, at - this.init.createdAtMs);
     const startedAt = this.init.createdAtMs + this.init.pendingMs + finished.reduce((sum, a) => sum + a.durationMs, 0);
     const provider = this.init.attempts[finished.length]?.provider ?? 'omni-mock-1';
-    this.init.attempts = [...finished, { provider, durationMs: at - startedAt, outcome: 'failed', failReason: reason }];
+    this.init.attempts = [...finished, { provider, durationMs: at - startedAt, outcome, ...(outcome === 'failed' ? { failReason: reason } : {}) }];
   }
 }

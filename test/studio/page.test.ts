@@ -118,7 +118,12 @@ describe('the studio page', () => {
         }
       }).observe(document.body, { subtree: true, childList: true, attributes: true });
     });
-    const taskId = await generate(page);
+    // The task runs until the page has shown it running: then the test ends it (no race with
+    // the watch's cadence, whatever the machine's load).
+    mock.mock.setDurations({ video: 3_600_000 });
+    const taskId = await generate(page).finally(() => mock.mock.setDurations({ video: 2_500 }));
+    await page.locator(`article[data-task="${taskId}"][data-status="processing"]`).waitFor({ timeout: 30_000 });
+    mock.mock.completeTask(taskId);
     await page.locator(`article[data-task="${taskId}"][data-status="completed"] video`).waitFor({ timeout: 30_000 });
     const seen = (await page.evaluate(() => (window as unknown as { seen: string[] }).seen)).filter((s) => s.startsWith(taskId)).map((s) => s.slice(taskId.length + 1));
     expect(seen.at(-1)).toBe('completed');

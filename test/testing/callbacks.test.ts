@@ -155,6 +155,19 @@ describe('completion callbacks', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('sends the completed task when completeTask ends it (at once, and once)', async () => {
+    const id = await submitImage();
+    await vi.advanceTimersByTimeAsync(1500);
+    mock.completeTask(id);
+    await vi.advanceTimersByTimeAsync(0);
+    await mock.callbacksSettled();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body).toMatchObject({ task_id: id, status: 'completed', data: [{}] });
+    await vi.advanceTimersByTimeAsync(10_000);
+    await mock.callbacksSettled();
+    expect(received).toHaveLength(1);
+  });
+
   it('sends nothing without callback_url', async () => {
     await post(mock, '/v1/images/generations', { model: 'm', prompt: 'p' });
     await vi.advanceTimersByTimeAsync(10_000);

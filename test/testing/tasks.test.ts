@@ -173,6 +173,35 @@ describe('attempts', () => {
     mock.failTask(id, 'provider_error');
     expect(await query(id)).toMatchObject({ status: 'failed', attempt_count: 1 });
   });
+
+  it('completeTask ends a running task now as completed, with its results', async () => {
+    const id = await submit('/v1/video/generate', { model: 'omni_flash', messages: [{ role: 'user', content: 'x' }] });
+    await vi.advanceTimersByTimeAsync(3000);
+    expect((await query(id)).status).toBe('processing');
+    mock.completeTask(id);
+    const done = await query(id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      attempt_count: 1,
+      attempts: [{ attempt_no: 1, status: 'completed', elapsed_s: 2 }],
+      elapsed_s: 2,
+      total_elapsed_s: 2,
+      completed_at: T0 + 3,
+      data: [{ url: expect.stringMatching(new RegExp(`/files/results/${id}/0\\.mp4$`)) }],
+    });
+    expect((await get(mock, (done.data as { url: string }[])[0]!.url)).status).toBe(200);
+    // It stays completed: the attempts it had planned are gone.
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(await query(id)).toEqual(done);
+    expect(() => mock.completeTask(id)).toThrow(/already ended/);
+    expect(() => mock.completeTask('task_unknown')).toThrow(/no task task_unknown/);
+  });
+
+  it('completeTask on a pending task completes its first attempt at once', async () => {
+    const id = await submit('/v1/images/generations', { model: 'm', prompt: 'p', n: 2 });
+    mock.completeTask(id);
+    expect(await query(id)).toMatchObject({ status: 'completed', attempt_count: 1, attempts: [{ status: 'completed' }], data: [{}, {}] });
+  });
 });
 
 describe('uploads expire after 24 hours', () => {
