@@ -14,7 +14,13 @@ export const server = setupServer();
  * `request:end`) would hold the next file's fake time still.
  */
 export const requestsInFlight = new Set<string>();
-server.events.on('request:start', ({ requestId }) => void requestsInFlight.add(requestId));
+server.events.on('request:start', ({ request, requestId }) => {
+  requestsInFlight.add(requestId);
+  // A request its caller aborted gets no `request:end` when its handler never answers: left
+  // counted, it made settle() give up waiting for every later request of the file, and fake time
+  // then jumped over real work (test/ai-sdk/retries.test.ts, 'still pending' under load).
+  request.signal.addEventListener('abort', () => requestsInFlight.delete(requestId), { once: true });
+});
 server.events.on('request:end', ({ requestId }) => void requestsInFlight.delete(requestId));
 server.events.on('unhandledException', ({ requestId }) => void requestsInFlight.delete(requestId));
 
