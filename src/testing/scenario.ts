@@ -23,6 +23,16 @@ export interface InjectedStatus {
   headers: Record<string, string>;
 }
 
+/** The code and message of each status the scenario controls answer (rateLimitNext, forceStatus...). */
+export const CANNED_STATUSES = {
+  401: { code: 'invalid_api_key', message: 'API key invalid or expired' },
+  402: { code: 'insufficient_balance', message: 'insufficient balance' },
+  403: { code: 'model_not_allowed', message: 'the key has no right to call this model' },
+  429: { code: 'rate_limited', message: 'request rate or quota limit reached' },
+  500: { code: 'internal_error', message: 'internal service error' },
+  503: { code: 'no_provider_available', message: 'no provider currently available' },
+} as const satisfies Record<number, { code: MockErrorCode; message: string }>;
+
 /** How the next task should go: some failed attempts first, or failure throughout. */
 export interface TaskScript {
   failedAttempts: number;

@@ -6,7 +6,7 @@ import { errorResponse, preflightResponse } from './responses.ts';
 import { PngCache } from './results.ts';
 import { RateWindow } from './rate-limit.ts';
 import * as routes from './routes.ts';
-import { Scenario, type EndpointGroup } from './scenario.ts';
+import { CANNED_STATUSES, Scenario, type EndpointGroup } from './scenario.ts';
 import { MockTask, type PlannedAttempt, type TaskInit, type TaskKind } from './tasks.ts';
 import { UploadStore, type StoredUpload } from './uploads.ts';
 import { DEFAULT_DURATIONS, drawn, type MockDurations, type MockRequestRecord, type MockServiceOptions } from './service-options.ts';
@@ -195,7 +195,6 @@ export class MockService {
     return drawn({ image_generation: d.image, image_edit: d.imageEdit, video_generation: d.video, video_edit: d.videoEdit }[kind]);
   }
 
-
   /** Arm (or re-arm) the completion callback of a task for the moment it ends. */
   #scheduleCallback(task: MockTask): void {
     const url = task.init.callbackUrl;
@@ -252,41 +251,17 @@ export class MockService {
 
   /** The next `count` submissions get 429 with `Retry-After: retryAfter` (seconds, default 1). */
   rateLimitNext(count = 1, options: { retryAfter?: number; on?: readonly EndpointGroup[] } = {}): this {
-    this.#scenario.inject({
-      status: 429,
-      code: 'rate_limited',
-      message: 'request rate or quota limit reached',
-      on: options.on ?? ['submissions'],
-      remaining: count,
-      headers: { 'retry-after': String(options.retryAfter ?? 1) },
-    });
-    return this;
+    return this.#inject(429, options.on ?? ['submissions'], count, { 'retry-after': String(options.retryAfter ?? 1) });
   }
 
   /** The next `count` submissions get 503 (no provider currently available). */
   unavailableNext(count = 1, options: { on?: readonly EndpointGroup[]; retryAfter?: number } = {}): this {
-    this.#scenario.inject({
-      status: 503,
-      code: 'no_provider_available',
-      message: 'no provider currently available',
-      on: options.on ?? ['submissions'],
-      remaining: count,
-      headers: options.retryAfter === undefined ? {} : { 'retry-after': String(options.retryAfter) },
-    });
-    return this;
+    return this.#inject(503, options.on ?? ['submissions'], count, options.retryAfter === undefined ? {} : { 'retry-after': String(options.retryAfter) });
   }
 
   /** Every request (submissions, uploads and task queries by default) gets 500 until {@link clearScenario}. */
   internalErrorAlways(options: { on?: readonly EndpointGroup[] } = {}): this {
-    this.#scenario.inject({
-      status: 500,
-      code: 'internal_error',
-      message: 'internal service error',
-      on: options.on ?? ['submissions', 'uploads', 'tasks'],
-      remaining: Number.POSITIVE_INFINITY,
-      headers: {},
-    });
-    return this;
+    return this.#inject(500, options.on ?? ['submissions', 'uploads', 'tasks'], Number.POSITIVE_INFINITY);
   }
 
   /**
@@ -294,19 +269,11 @@ export class MockService {
    * key's scope) to submissions and uploads: the next `count`, or all until cleared.
    */
   forceStatus(status: 401 | 402 | 403, options: { count?: number; on?: readonly EndpointGroup[] } = {}): this {
-    const what = {
-      401: ['invalid_api_key', 'API key invalid or expired'],
-      402: ['insufficient_balance', 'insufficient balance'],
-      403: ['model_not_allowed', 'the key has no right to call this model'],
-    } as const;
-    this.#scenario.inject({
-      status,
-      code: what[status][0],
-      message: what[status][1],
-      on: options.on ?? ['submissions', 'uploads'],
-      remaining: options.count ?? Number.POSITIVE_INFINITY,
-      headers: {},
-    });
+    return this.#inject(status, options.on ?? ['submissions', 'uploads'], options.count ?? Number.POSITIVE_INFINITY);
+  }
+
+  #inject(status: keyof typeof CANNED_STATUSES, on: readonly EndpointGroup[], remaining: number, headers: Record<string, string> = {}): this {
+    this.#scenario.inject({ status, ...CANNED_STATUSES[status], on, remaining, headers });
     return this;
   }
 
