@@ -100,11 +100,13 @@ async function runPage(path: string): Promise<string[]> {
 }
 
 const pages = documentationFiles().filter((path) => path.includes(only) && runnableBlocks(path).length > 0);
-// Three pages at a time: their blocks mostly wait on the mock's tasks.
+// Six pages at a time: their blocks mostly wait on the mock's tasks (a video about 11 s), each
+// page on a mock of its own. Three at a time took 124 s of CI's 1,161 (eleven pages; the longest
+// page, images-and-videos.md, is 28 s of blocks after its install).
 const queue = [...pages];
 const failures: string[] = [];
 await Promise.all(
-  Array.from({ length: 3 }, async () => {
+  Array.from({ length: 6 }, async () => {
     for (let page = queue.shift(); page; page = queue.shift()) {
       try {
         failures.push(...(await runPage(page)));
