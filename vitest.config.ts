@@ -42,8 +42,14 @@ const STATIC = [
  * thousands of inputs through the same parsing and checking code whose every path a plain test
  * of the rerun already takes. About a sixth of the suite's time, twice.
  */
-/** Files that mock a module (`vi.mock`): each in a module graph of its own (project 'isolated'). */
-const ISOLATED = ['test/mcp/tool-schemas.test.ts'];
+/**
+ * Files each in a process of its own (project 'isolated'): one that mocks a module (`vi.mock`
+ * needs a module graph of its own), and the AI SDK's. Twice, an AI SDK test on fake time never
+ * ended when its files shared workers with the rest (test/ai-sdk/retries.test.ts on CI,
+ * image-model.test.ts at a load of 12: 'still pending after 120000 ms of fake time'), and never
+ * alone or among themselves (3 runs beside three burners, 3 beside six); the cause is not found.
+ */
+const ISOLATED = ['test/mcp/tool-schemas.test.ts', 'test/ai-sdk/*.test.ts'];
 
 const SAME_ON_EVERY_NODE = ['test/**/*.property.test.ts', 'test/**/*.fuzz.test.ts'];
 const RERUN = process.env.OMNIMEDIA_RERUN === '1';
@@ -157,7 +163,7 @@ export default defineConfig({
       // suite passes in shuffled orders (OMNIMEDIA_TEST_SHUFFLE), so no file leans on another's
       // leftovers. A file that mocks a module runs in 'isolated'.
       { extends: true, test: { name: 'suite', isolate: false, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, 'test/redis/**', ...STATIC, ...ISOLATED, ...WITHOUT_CHROMIUM, ...RERUN_EXCLUDES], sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'isolated', include: ISOLATED, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, exclude: [...configDefaults.exclude, ...STATIC, ...RERUN_EXCLUDES], sequence: { groupOrder: 0 } } },
       // Beside 'suite'. CPU only (a TypeScript program of all src/ takes 5 s idle and took 31 s
       // at a load of 12): the timeout guards against a hang, it is no bound on this machine's
       // speed (20 s failed test/index.test.ts beside seven other runs). Its files share the

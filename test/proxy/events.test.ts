@@ -193,7 +193,9 @@ describe.each(['node:http', 'express', 'hono'] as Server3[])('task events on %s'
     expect(stream.ended).toBe(true);
     // Ended by maxStreamMs, not by the task's end (it runs 3.5 s): the task still ran at the mock.
     expect(mock.mock.task(taskId)?.status).not.toBe('completed');
-    expect(stream.pings).toBeGreaterThanOrEqual(6);
+    // Pings reach the page through this server; their count is exact on fake time (events-clock.test.ts):
+    // here a loaded machine may run the 100 ms interval only once before the limit.
+    expect(stream.pings).toBeGreaterThanOrEqual(1);
     expect(stream.tasks().map((t) => t.status)).toEqual(['pending']);
   });
 
