@@ -162,10 +162,18 @@ describe('a page\u2019s waits behind the proxy read the task\u2019s events', () 
 
   it('after two failures in a row it polls through the proxy; an older proxy (404) is polled at once, and not asked again', async () => {
     const refused = page(await proxyAt(), async (url, next) => (url.endsWith('/events') ? new Response('{"error":{"message":"down"}}', { status: 502 }) : next()));
-    const task = await refused.client.images.generate({ model: 'omni-image', prompt: 'x' }).wait({ initialDelay: 0, interval: 200, maxInterval: 400 });
+    const polls = () => refused.sent.filter((line) => /^GET \/v1\/tasks\/[^/]+$/.test(line)).length;
+    // The task runs until the page has polled it twice; then the test ends it (on a loaded
+    // machine a 3.3 s task ended before the second poll).
+    mock.mock.setDurations({ image: 3_600_000 });
+    const submission = refused.client.images.generate({ model: 'omni-image', prompt: 'x' });
+    const { task_id: taskId } = await submission.finally(() => mock.mock.setDurations({ image: 2_500 }));
+    const waiting = submission.wait({ initialDelay: 0, interval: 200, maxInterval: 400 });
+    while (polls() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    mock.mock.completeTask(taskId);
+    const task = await waiting;
     expect(task.status).toBe('completed');
     expect(refused.sent.filter((line) => line.endsWith('/events'))).toHaveLength(2);
-    expect(refused.sent.filter((line) => /^GET \/v1\/tasks\/[^/]+$/.test(line)).length).toBeGreaterThan(1);
 
     const older = page(await proxyAt({ events: false }));
     for (let i = 0; i < 2; i++) {
