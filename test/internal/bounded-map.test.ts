@@ -55,6 +55,35 @@ describe('BoundedMap', () => {
     expect([...map.entries()]).toEqual([['b', 2]]);
   });
 
+  it('drops in least-recently-used order through many uses, deletions and rehashes of its table', () => {
+    // A model: an array, least recently used first. The map drops where it left off last time,
+    // so what it drops must stay right as its table grows, shrinks and is rehashed.
+    const max = 50;
+    const map = new BoundedMap<number, number>(max);
+    let model: number[] = [];
+    const use = (key: number) => (model = [...model.filter((k) => k !== key), key]);
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) % n;
+    for (let step = 0; step < 20_000; step++) {
+      const key = random(step < 10_000 ? 400 : 60);
+      const op = random(10);
+      if (op < 6) {
+        map.set(key, step);
+        use(key);
+        model = model.slice(-max);
+      } else if (op < 8) {
+        const had = model.includes(key);
+        expect(map.get(key) !== undefined).toBe(had);
+        if (had) use(key);
+      } else {
+        expect(map.delete(key)).toBe(model.includes(key));
+        model = model.filter((k) => k !== key);
+      }
+    }
+    expect([...map.entries()].map(([key]) => key)).toEqual(model);
+    expect(map.size).toBe(model.length);
+  });
+
   it('re-setting a key counts as a use and replaces its value and expiry', () => {
     let now = 0;
     const map = new BoundedMap<string, number>(2, () => now);
