@@ -136,14 +136,15 @@ export interface AnswerProblem {
  * Read an answer by its shape: the typed object, with the raw answer and the notes behind it,
  * or the problems of a body that lacks what it cannot do without.
  */
-export function readAnswer(input: unknown, { required, fields, defaults = {} }: AnswerShape): { value: Record<string, unknown> } | { problems: AnswerProblem[] } {
+export function readAnswer(input: unknown, { required, fields, defaults }: AnswerShape): { value: Record<string, unknown> } | { problems: AnswerProblem[] } {
   if (!isRecord(input)) return { problems: [{ field: '', message: 'must be a JSON object' }] };
   const reader = new Reader();
   const value = reader.object(input, fields);
   const problems: AnswerProblem[] = [];
-  for (const [field, rule] of Object.entries(required)) {
+  for (const field of Object.keys(required)) {
+    const rule = required[field];
     let given = value[field];
-    const fallback = defaults[field];
+    const fallback = defaults?.[field];
     if (typeof given !== 'string' && fallback !== undefined) {
       if (given != null) reader.note(field, given, fallback);
       given = value[field] = fallback;

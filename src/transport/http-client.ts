@@ -55,6 +55,8 @@ export interface ResponseMeta {
   status: number;
   headers: Headers;
   requestId: string | undefined;
+  /** The request's `taskId`: the task its errors name. */
+  taskId?: string | undefined;
   /** Tells the client's logger about a field read tolerantly, once per field and kind. */
   warnOnce: (key: string, message: string) => void;
 }
@@ -281,9 +283,14 @@ export class HttpClient {
       const response = await exchange.race(send(this.#fetch, url, init, span));
       if (started) logger.debug(`${request.method} /${request.path} ${response.status} in ${Math.round(performance.now() - started)} ms (attempt ${attempt})`);
       if (!response.ok) throw await this.#errorOf(response, exchange, request);
-      const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: requestIdOf(response.headers), warnOnce: logger.warnOnce };
-      const tooLarge = () =>
-        new APIError(`${request.what}: the service answered ${response.status} with a body larger than 1 MiB`, { ...meta, taskId: request.taskId });
+      const meta: ResponseMeta = {
+        status: response.status,
+        headers: response.headers,
+        requestId: requestIdOf(response.headers),
+        taskId: request.taskId,
+        warnOnce: logger.warnOnce,
+      };
+      const tooLarge = () => new APIError(`${request.what}: the service answered ${response.status} with a body larger than 1 MiB`, meta);
       if ((contentLength(response.headers.get('content-length')) ?? 0) > MAX_JSON_BYTES) {
         response.body?.cancel().catch(() => {});
         throw tooLarge();
