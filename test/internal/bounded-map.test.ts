@@ -99,6 +99,33 @@ describe('BoundedMap', () => {
     expect(map.size).toBeLessThanOrEqual(50); // the map still in use: what it holds is counted
   });
 
+  it('using the key used last again keeps it last, also once it was deleted or expired', () => {
+    let now = 0;
+    const map = new BoundedMap<string, number>(2, () => now);
+    map.set('a', 1).set('b', 2).set('b', 3);
+    expect(map.get('b')).toBe(3);
+    map.set('c', 4); // drops a, the least recently used
+    expect([...map.entries()]).toEqual([
+      ['b', 3],
+      ['c', 4],
+    ]);
+    map.delete('c');
+    map.set('c', 5, 10).set('d', 6); // c, deleted while the newest, is set anew: b is dropped
+    expect([...map.entries()]).toEqual([
+      ['c', 5],
+      ['d', 6],
+    ]);
+    expect(map.get('c')).toBe(5);
+    now = 10;
+    expect(map.get('c')).toBeUndefined(); // expired while the newest: removed
+    expect(map.size).toBe(1);
+    map.set('c', 7).set('e', 8); // drops d
+    expect([...map.entries()]).toEqual([
+      ['c', 7],
+      ['e', 8],
+    ]);
+  });
+
   it('re-setting a key counts as a use and replaces its value and expiry', () => {
     let now = 0;
     const map = new BoundedMap<string, number>(2, () => now);
