@@ -93,7 +93,11 @@ class Reader {
   /** The known fields of `input` read by `fields`, unknown ones kept, into a fresh object. */
   object(input: Record<string, unknown>, fields: Fields, prefix = ''): Record<string, unknown> {
     const out: Record<string, unknown> = { ...input };
-    for (const [key, rule] of Object.entries(fields)) {
+    // for-in over our own shape (as the request rules read theirs), not Object.entries: an
+    // array per field of every object read, 1.8 KB of a task query's allocations (a task's 14
+    // fields, each attempt's 5, each output's 1); 0.02 µs against 1.3 µs for a task's fields.
+    for (const key in fields) {
+      const rule = fields[key] as FieldRule;
       const value = input[key];
       const field = prefix + key;
       let read: unknown = value;
@@ -133,14 +137,15 @@ export interface AnswerProblem {
  * Read an answer by its shape: the typed object, with the raw answer and the notes behind it,
  * or the problems of a body that lacks what it cannot do without.
  */
-export function readAnswer(input: unknown, { required, fields, defaults = {} }: AnswerShape): { value: Record<string, unknown> } | { problems: AnswerProblem[] } {
+export function readAnswer(input: unknown, { required, fields, defaults }: AnswerShape): { value: Record<string, unknown> } | { problems: AnswerProblem[] } {
   if (!isRecord(input)) return { problems: [{ field: '', message: 'must be a JSON object' }] };
   const reader = new Reader();
   const value = reader.object(input, fields);
   const problems: AnswerProblem[] = [];
-  for (const [field, rule] of Object.entries(required)) {
+  for (const field in required) {
+    const rule = required[field];
     let given = value[field];
-    const fallback = defaults[field];
+    const fallback = defaults?.[field];
     if (typeof given !== 'string' && fallback !== undefined) {
       if (given != null) reader.note(field, given, fallback);
       given = value[field] = fallback;

@@ -12,8 +12,10 @@ import { parseResponse } from '../validation/answers.ts';
  * or gateway answering with another task is an `APIError` naming both ids, never a result.
  * The caller has checked `taskId` (see `taskIdProblem`). `span`: the call it is made for, when
  * telemetry is on; `call`: the call its errors name (a wait's errors name the wait).
+ * Not `async`: it hands over the request's own promise (nothing here throws), one async frame,
+ * promise and two ticks fewer on every task query.
  */
-export async function retrieveTask(
+export function retrieveTask(
   http: HttpClient,
   taskId: string,
   options: RetrieveOptions = {},
@@ -33,8 +35,8 @@ export async function retrieveTask(
     timeout: options.timeout,
     maxRetries: options.maxRetries,
     parse: (body, meta) => {
-      const task = parseResponse<TaskResult>(TASK_ANSWER, body, what, { ...meta, taskId });
-      if (task.task_id !== taskId) throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, { ...meta, taskId });
+      const task = parseResponse<TaskResult>(TASK_ANSWER, body, what, meta);
+      if (task.task_id !== taskId) throw new APIError(`${what}: the service answered with another task, ${task.task_id}`, meta);
       return task;
     },
   });
