@@ -269,9 +269,11 @@ describe.each(MODES)('hooks that hang, pages that leave (%s handler)', (mode) =>
   it.skipIf(mode === 'workerd').each(['authorize', 'rate limit store', 'policy'])('%s hanging until the page has left: nothing is forwarded after', async (hook) => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    // The proxy's requests as the hooks get them: aborted when the server hears the page leave.
+    const heard: AbortSignal[] = [];
     const proxy = await open({
       upstream: upstream.url,
-      authorize: async (request) => (hook === 'authorize' && (await gate), { id: request.headers.get('cookie') ? 'alice' : 'anonymous' }),
+      authorize: async (request) => (heard.push(request.signal), hook === 'authorize' && (await gate), { id: request.headers.get('cookie') ? 'alice' : 'anonymous' }),
       policy: async () => (hook === 'policy' && (await gate), true),
       rateLimit: { submissions: { limit: 100, windowMs: 60_000 }, queries: { limit: 100, windowMs: 60_000 } },
       coordination: { rateLimits: { take: async () => (hook === 'rate limit store' && (await gate), { allowed: true }) } } as never,
@@ -281,7 +283,8 @@ describe.each(MODES)('hooks that hang, pages that leave (%s handler)', (mode) =>
     await new Promise((r) => setTimeout(r, 100));
     page.abort();
     expect(await Promise.all(pending)).toEqual(['AbortError', 'AbortError']);
-    await new Promise((r) => setTimeout(r, 100)); // the server hears the sockets close
+    // The server has heard both sockets close (a wait of 100 ms was too short at a load of 12).
+    await expect.poll(() => heard.length === 2 && heard.every((signal) => signal.aborted), { timeout: 20_000 }).toBe(true);
     release();
     await new Promise((r) => setTimeout(r, 200));
     expect(upstream.requests).toEqual([]);
@@ -336,7 +339,8 @@ describe.each(MODES)('hooks that hang, pages that leave (%s handler)', (mode) =>
     await until(() => upstream.requests.length === 2);
     page.abort();
     await Promise.all(pending);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both upstream requests closed unanswered (200 ms were too short at a load of 12).
+    await expect.poll(() => closedUnanswered.length, { timeout: 20_000 }).toBe(2);
     expect(closedUnanswered.sort()).toEqual(['GET', 'POST']);
     expect(proxy.logs.filter((line) => line.startsWith('error'))).toEqual([]);
   });
