@@ -35,6 +35,15 @@ const STATIC = [
 ];
 
 /**
+ * Files each in a process of its own (project 'isolated'): one that mocks a module (`vi.mock`
+ * needs a module graph of its own), and the AI SDK's. Twice, an AI SDK test on fake time never
+ * ended when its files shared workers with the rest (test/ai-sdk/retries.test.ts on CI,
+ * image-model.test.ts at a load of 12: 'still pending after 120000 ms of fake time'), and never
+ * among themselves (3 runs sharing one worker beside three burners); the cause is not found.
+ */
+const ISOLATED = ['test/mcp/tool-schemas.test.ts', 'test/ai-sdk/*.test.ts'];
+
+/**
  * What CI's reruns on Node 22 and 26 leave out besides projects 'static' and 'fleet' (.ci/run
  * says why) and, with `OMNIMEDIA_RERUN=1`:
  * the page tests, where Chromium runs the code under test (the Node side, the proxy and the
@@ -42,15 +51,6 @@ const STATIC = [
  * thousands of inputs through the same parsing and checking code whose every path a plain test
  * of the rerun already takes. About a sixth of the suite's time, twice.
  */
-/**
- * Files each in a process of its own (project 'isolated'): one that mocks a module (`vi.mock`
- * needs a module graph of its own), and the AI SDK's. Twice, an AI SDK test on fake time never
- * ended when its files shared workers with the rest (test/ai-sdk/retries.test.ts on CI,
- * image-model.test.ts at a load of 12: 'still pending after 120000 ms of fake time'), and never
- * alone or among themselves (3 runs beside three burners, 3 beside six); the cause is not found.
- */
-const ISOLATED = ['test/mcp/tool-schemas.test.ts', 'test/ai-sdk/*.test.ts'];
-
 const SAME_ON_EVERY_NODE = ['test/**/*.property.test.ts', 'test/**/*.fuzz.test.ts'];
 const RERUN = process.env.OMNIMEDIA_RERUN === '1';
 

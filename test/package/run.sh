@@ -149,7 +149,6 @@ step "omnimedia batch (the installed bin, resumed), client.batch and omnimedia/b
 (cd "$APP" && "$NODE" flows/batch.mjs && "$NODE" flows/batch.cjs)
 pass; pass
 
-
 if [ "$matrix" = 1 ]; then
   for version in "${NODE_VERSIONS[@]}"; do
     step "Node $version: ESM and CJS"
