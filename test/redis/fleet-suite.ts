@@ -10,7 +10,7 @@ import { REDIS_AVAILABLE, RedisServer } from '../helpers/redis-server.ts';
 import { everyStep } from '../helpers/teardown.ts';
 import type { MockServer, MockService } from 'omnimedia/testing';
 
-// The soak's waits per instance: 40 in `npm test` (about 8 s of the cap's real time), 300 in
+// The soak's waits per instance: 40 in `npm run test:processes` (about 8 s of the cap's real time), 300 in
 // `npm run test:fleet` (45 s per Redis client, too long for the suite run before every commit).
 const SOAK_WAITS = Number(process.env.OMNIMEDIA_FLEET_SOAK_WAITS ?? 40);
 
