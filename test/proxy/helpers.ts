@@ -102,6 +102,8 @@ export interface Recorded {
   body: Buffer;
   /** The body ended as declared (not cut off). */
   complete: boolean;
+  /** The request is over: ended, or cut off. */
+  closed: boolean;
 }
 
 /**
@@ -114,7 +116,7 @@ export async function startRecorder(answer?: (request: Recorded, res: ServerResp
   let respond = answer ?? ((request: Recorded, res: ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ headers: request.headers })));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    const record: Recorded = { method: req.method ?? '', target: req.url ?? '', headers: req.headers, body: Buffer.alloc(0), complete: false };
+    const record: Recorded = { method: req.method ?? '', target: req.url ?? '', headers: req.headers, body: Buffer.alloc(0), complete: false, closed: false };
     requests.push(record);
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('error', () => {});
@@ -125,6 +127,7 @@ export async function startRecorder(answer?: (request: Recorded, res: ServerResp
     });
     req.on('close', () => {
       if (!record.complete) record.body = Buffer.concat(chunks);
+      record.closed = true;
     });
   });
   server.listen(0, '127.0.0.1');
