@@ -187,7 +187,7 @@ export default defineConfig({
       // at a load of 12): the timeout guards against a hang, it is no bound on this machine's
       // speed (20 s failed test/index.test.ts beside seven other runs). Its files share the
       // TypeScript compiler their worker loaded once (no isolation: they read files and check
-      // them, and restore what they change: snippets.test.ts's directory and environment).
+      // them, and restore what they change: runnable-blocks.test.ts's directory and environment).
       { extends: true, test: { name: 'static', isolate: false, include: STATIC, testTimeout: 180_000, sequence: { groupOrder: 0 } } },
       // The cluster's ports in process, then its fleets of child processes: side by side, the
       // fleets' CPU made the in-process tests miss their real-time bounds (a budget's retry

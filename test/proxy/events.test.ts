@@ -139,12 +139,18 @@ describe.each(['node:http', 'express', 'hono'] as Server3[])('task events on %s'
 
   it('streams the task as the proxy reads it: at once, one event per status, the terminal last, then the end; each flushed as it comes', async () => {
     const proxy = await start();
-    const taskId = await submit();
+    // Every status seen whatever the machine's load: pending for 3 s (the stream opens within
+    // them), then processing until the page has heard it (a watch's read came late on CI, past
+    // a 2.5 s processing phase: ['pending', 'completed']); then the test ends the task.
+    mock.mock.setDurations({ pending: 3_000, image: 3_600_000 });
+    const taskId = await submit().finally(() => mock.mock.setDurations({ pending: 1_000, image: 2_500 }));
     const stream = await open(`${proxy.url}/api/omnimedia/v1/tasks/${taskId}/events`);
     expect(stream.response.status).toBe(200);
     expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(stream.response.headers.get('cache-control')).toBe('no-cache, no-transform');
     expect(stream.response.headers.get('x-accel-buffering')).toBe('no');
+    await until(() => stream.tasks().some((t) => t.status === 'processing'), 30_000);
+    mock.mock.completeTask(taskId);
     await stream.done;
     expect(stream.ended).toBe(true);
     expect(stream.tasks().map((t) => t.status)).toEqual(['pending', 'processing', 'completed']);
