@@ -8,7 +8,7 @@ import type { LevelledLogger } from '../internal/logger.ts';
 import type { Redactor } from '../internal/redact.ts';
 import { contentLength } from '../internal/content-length.ts';
 import { PlainDataError, toPlainData } from '../internal/plain-data.ts';
-import { Exchange, readBody } from '../transport/exchange.ts';
+import { Exchange, readText } from '../transport/exchange.ts';
 import { MAX_JSON_BYTES, type Fetch } from '../transport/http-client.ts';
 import { failedBeforeSending } from '../transport/retry-policy.ts';
 import { ProxyRefusal } from './answers.ts';
@@ -39,8 +39,6 @@ export interface UpstreamAnswer {
   /** The body as the page gets it: JSON text without the key. */
   text: string;
 }
-
-const decoder = new TextDecoder();
 
 export interface UpstreamRequest {
   route: Route;
@@ -84,9 +82,9 @@ export async function forward(settings: UpstreamSettings, request: UpstreamReque
       void response.body?.cancel().catch(() => {});
       throw tooLarge();
     }
-    const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES);
+    const { text: read, overflow } = await readText(response, exchange, MAX_JSON_BYTES);
     if (overflow) throw tooLarge();
-    const { json, text } = safeBody(response.status, bytes, settings.redactor);
+    const { json, text } = safeBody(response.status, read, settings.redactor);
     return { status: response.status, headers: passedHeaders(response.headers, settings.redactor), body: json, text };
   } catch (error) {
     throw failure(error, exchange, settings, route);
@@ -133,9 +131,8 @@ function passedHeaders(headers: Headers, redactor: Redactor): Record<string, str
  * `\u0041`). An error body that is not JSON is replaced by our own words: text can hide the key
  * in too many ways to be passed on. A success that is not JSON is a bad gateway.
  */
-function safeBody(status: number, bytes: Uint8Array, redactor: Redactor): { json: unknown; text: string } {
+function safeBody(status: number, text: string, redactor: Redactor): { json: unknown; text: string } {
   try {
-    const text = decoder.decode(bytes);
     const json: unknown = JSON.parse(text);
     // No escape and no form of the key in the text: no string in it can hold the key, so it goes
     // as it came (a task answer usually: one parse instead of two copies and a re-serialisation).

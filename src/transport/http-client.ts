@@ -5,7 +5,7 @@
  */
 import { apiErrorFromResponse, requestIdOf } from './error-mapping.ts';
 import { APIConnectionError, APIError, APITimeoutError, AuthenticationError, OmniMediaError, ValidationError } from '../errors.ts';
-import { Exchange, guardedBody, readBody } from './exchange.ts';
+import { Exchange, guardedBody, readText } from './exchange.ts';
 import { keptInError } from '../errors/service-data.ts';
 import { findInCauses } from '../internal/cause-chain.ts';
 import { contentLength } from '../internal/content-length.ts';
@@ -117,8 +117,6 @@ function send(
   const request = (streaming ? { ...init, duplex: 'half' } : init) as RequestInit;
   return span ? span.send(fetchImpl, url, request) : fetchImpl(url, request);
 }
-
-const decoder = new TextDecoder();
 
 /**
  * The one HTTP layer: plain `fetch` under an `Exchange` (deadline, abort, body caps), our
@@ -295,10 +293,10 @@ export class HttpClient {
         response.body?.cancel().catch(() => {});
         throw tooLarge();
       }
-      const { bytes, overflow } = await readBody(response, exchange, MAX_JSON_BYTES, this.#config.proxied);
+      const { text, overflow } = await readText(response, exchange, MAX_JSON_BYTES, this.#config.proxied);
       if (overflow) throw tooLarge();
       network = false;
-      const answer = parseJsonAnswer(decoder.decode(bytes), meta, request, this.#config.redactor);
+      const answer = parseJsonAnswer(text, meta, request, this.#config.redactor);
       return request.parse ? request.parse(answer, meta) : (answer as T);
     } catch (error) {
       throw (failure = this.#failure(error, request, exchange, network, built?.sent?.()));
@@ -313,12 +311,12 @@ export class HttpClient {
 
   /** The `APIError` of an error status, with the first 64 KiB of its body. */
   async #errorOf(response: Response, exchange: Exchange, request: HttpRequest<unknown>): Promise<APIError> {
-    const { bytes } = await readBody(response, exchange, MAX_ERROR_BODY_BYTES, this.#config.proxied).catch((error: unknown) => {
+    const { text } = await readText(response, exchange, MAX_ERROR_BODY_BYTES, this.#config.proxied).catch((error: unknown) => {
       // A body that breaks off is no reason to hide the status: keep what there is (nothing).
       if (exchange.ended) throw error;
-      return { bytes: new Uint8Array(0) };
+      return { text: '' };
     });
-    return apiErrorFromResponse(response.status, response.statusText, response.headers, decoder.decode(bytes), {
+    return apiErrorFromResponse(response.status, response.statusText, response.headers, text, {
       redactor: this.#config.redactor,
       taskId: request.taskId,
       what: request.what,
