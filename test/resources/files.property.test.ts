@@ -34,8 +34,13 @@ function targetOf(recipe: unknown): unknown {
   if (recipe === 'stream') return new WritableStream();
   if (recipe === 'function') return ({ index }: { index: number }) => join(dir, 'f', `${index}.out`);
   const made = realize(recipe);
-  return typeof made === 'string' && !made.startsWith(dir) ? join(dir, 'any', made.replaceAll('..', '__')) : made;
+  // A hostile function is called as given; a path it names goes inside the directory too (one
+  // that named 'a function' wrote a PNG of that name into the working tree).
+  if (typeof made === 'function') return (...args: unknown[]) => inside((made as (...a: unknown[]) => unknown)(...args));
+  return inside(made);
 }
+
+const inside = (path: unknown) => (typeof path === 'string' && !path.startsWith(dir) ? join(dir, 'any', path.replaceAll('..', '__')) : path);
 
 /** `read()`, or undefined when the value it reads is hostile. */
 function attempt<T>(read: () => T): T | undefined {
