@@ -9,15 +9,12 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, it, vi } from 'vitest';
 import { sampleFiles, startMockServer } from 'omnimedia/testing';
-import { codeBlocks, documentationFiles, type CodeBlock } from '../helpers/docs.ts';
+import { blockFileName, documentationFiles, type CodeBlock } from '../helpers/docs.ts';
 import { runnableBlocks, type RunInstruction } from '../helpers/runnable.ts';
 import { buildCli } from '../cli/helpers/built-cli.ts';
 
-const runnable = documentationFiles()
-  .flatMap((path) => codeBlocks(path))
-  .filter((b) => /^ts\b/.test(b.info) && b.info.split(/\s+/).includes('runnable'));
-/** `docs/waiting.md:12` as a file name: `docs-waiting-md-12.ts`. */
-const fileName = (block: CodeBlock) => `${block.where.replace(/[^\w]+/g, '-')}.ts`;
+/** Every runnable block, with its page's instructions for running it. */
+const runnable = documentationFiles().flatMap((path) => runnableBlocks(path));
 
 /** A block that starts `npx omnimedia ...` (docs/agents.md's MCP client) needs the package installed where it runs. */
 const startsTheBin = (block: CodeBlock) => /command: 'npx',\s*args: \['omnimedia'/.test(block.code);
@@ -44,16 +41,14 @@ describe('run, the blocks marked runnable, against the mock service', async () =
     rmSync(dir, { recursive: true, force: true });
     await server.close();
   });
-  const how = new Map(documentationFiles().flatMap((path) => runnableBlocks(path)).map((r) => [r.block.where, r.how] as const));
   const samples = await sampleFiles();
 
-  it.each(runnable.map((b) => [b.where, b] as const))('%s', async (_where, block) => {
+  it.each(runnable.map((r) => [r.block.where, r] as const))('%s', async (_where, { block, how }) => {
     // Each block in a directory of its own, holding the inputs its page's mock command writes.
-    const instruction = how.get(block.where);
     const blockDir = mkdtempSync(join(dir, 'block-'));
-    if (instruction && !('missing' in instruction) && withSamples(instruction)) for (const [name, bytes] of samples) writeFileSync(join(blockDir, name), bytes);
+    if (!('missing' in how) && withSamples(how)) for (const [name, bytes] of samples) writeFileSync(join(blockDir, name), bytes);
     if (startsTheBin(block)) await installPackage(blockDir);
-    const file = join(blockDir, fileName(block));
+    const file = join(blockDir, blockFileName(block));
     writeFileSync(file, `${block.code}\nexport {};\n`);
     process.chdir(blockDir);
     vi.stubEnv('OMNIMEDIA_BASE_URL', server.url);

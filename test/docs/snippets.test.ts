@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
+import { blockFileName, codeBlocks, documentationFiles, ROOT, type CodeBlock } from '../helpers/docs.ts';
 import { runnableBlocks } from '../helpers/runnable.ts';
 
 const blocks = documentationFiles().flatMap((path) => codeBlocks(path));
@@ -20,15 +20,13 @@ const typescript = blocks.filter((b) => /^ts\b/.test(b.info));
 const fragments = typescript.filter((b) => b.info.split(/\s+/).includes('fragment'));
 const checked = typescript.filter((b) => !fragments.includes(b));
 const runnable = checked.filter((b) => b.info.split(/\s+/).includes('runnable'));
-/** `docs/waiting.md:12` as a file name: `docs-waiting-md-12.ts`. */
-const fileName = (block: CodeBlock) => `${block.where.replace(/[^\w]+/g, '-')}.ts`;
 
 function typeErrors(list: CodeBlock[]): string[] {
   const paths = (ts.parseConfigFileTextToJson('tsconfig.json', readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')).config as {
     compilerOptions: { paths: Record<string, string[]> };
   }).compilerOptions.paths;
   // `export {}` makes a block without imports a module too, as a reader's .ts file under nodenext is.
-  const files = new Map(list.map((block) => [join(ROOT, 'test/docs/snippets', fileName(block)), `${block.code}\nexport {};\n`] as const));
+  const files = new Map(list.map((block) => [join(ROOT, 'test/docs/snippets', blockFileName(block)), `${block.code}\nexport {};\n`] as const));
   const options: ts.CompilerOptions = {
     strict: true,
     module: ts.ModuleKind.NodeNext,
@@ -52,7 +50,7 @@ function typeErrors(list: CodeBlock[]): string[] {
   const program = ts.createProgram([...files.keys()], options, host);
   const errors: string[] = [];
   for (const block of list) {
-    const source = program.getSourceFile(join(ROOT, 'test/docs/snippets', fileName(block)))!;
+    const source = program.getSourceFile(join(ROOT, 'test/docs/snippets', blockFileName(block)))!;
     for (const d of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
       const line = d.start === undefined ? 0 : source.getLineAndCharacterOfPosition(d.start).line;
       const [path, first] = block.where.split(':');

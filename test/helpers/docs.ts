@@ -26,6 +26,9 @@ export interface CodeBlock {
 }
 
 /** Every fenced block of a Markdown text. */
+/** A block's file name where the tests save it: `docs/waiting.md:12` as `docs-waiting-md-12.ts`. */
+export const blockFileName = (block: CodeBlock) => `${block.where.replace(/[^\w]+/g, '-')}.ts`;
+
 export function codeBlocks(path: string, markdown = read(path)): CodeBlock[] {
   const blocks: CodeBlock[] = [];
   for (const match of markdown.matchAll(/^```(.*)\n([\s\S]*?)^```$/gm)) {
