@@ -73,9 +73,12 @@ describe.skipIf(!REDIS_AVAILABLE)('omniMediaProcessor: two worker processes, att
     ),
   );
 
+  /** Jobs a worker holds at once. */
+  const CONCURRENCY = 4;
+
   async function startWorker(queue: string, onLine: (line: string) => void = () => {}): Promise<ChildProcess> {
     // Waits give up after 3 s: the 5 s video's wait throws once (or twice), and its retries resume it.
-    const child = owned(spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, WORKER, String(redis.port), mock.server.url, queue, '3000'], {
+    const child = owned(spawn(NODE, ['--experimental-transform-types', '--no-warnings', '--import', HOOK, WORKER, String(redis.port), mock.server.url, queue, '3000', String(CONCURRENCY)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     }));
     workers.push(child);
@@ -112,11 +115,12 @@ describe.skipIf(!REDIS_AVAILABLE)('omniMediaProcessor: two worker processes, att
     }
     const completed = await queue.getJobs(['completed']);
     const failed = await queue.getJobs(['failed']);
-    // A job killed between its send and its answer (unlikely at that moment) fails as unknown
-    // (UnrecoverableError): never paid twice. The killed worker's waiting jobs are resumed.
+    // A job killed between its send and its answer fails as unknown (UnrecoverableError): never
+    // paid twice. The killed worker's waiting jobs are resumed. Only the jobs it held can fail:
+    // its concurrency at most (it was 2, a guess at that moment's timing; 3 on CI at a load of 20).
     for (const job of failed) expect(job.failedReason, job.name).toMatch(/unknown/);
     expect(completed.length + failed.length).toBe(jobs.length);
-    expect(failed.length).toBeLessThanOrEqual(2);
+    expect(failed.length).toBeLessThanOrEqual(CONCURRENCY);
     expect(first?.signalCode).toBe('SIGKILL');
     for (const job of completed) expect(job.returnvalue).toMatchObject({ id: job.data.id, status: 'completed' });
     // One POST per job: every prompt the mock accepted, once; every completed job's among them.
